@@ -1,0 +1,81 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Rosebush: build, boot and test the patch series against Debian's
+# linux-source-6.12.  `make help` lists the targets.
+#
+# Everything that needs the toolchain runs inside a Debian 13 build root
+# in $(ROSEBUSH_CACHE) (made on demand, needs root), or on the host with
+# ROSEBUSH_HOST_TOOLCHAIN=1.  Nothing outside the cache and this checkout
+# is written, except that debootstrap is apt-installed on the host when
+# missing.
+
+ROSEBUSH_CACHE ?= $(HOME)/.cache/rosebush
+ROSEBUSH_HOST_TOOLCHAIN ?= 0
+export ROSEBUSH_CACHE ROSEBUSH_HOST_TOOLCHAIN
+
+RB := scripts/rb
+WORK := $(ROSEBUSH_CACHE)/work
+
+# The KUnit configuration: fragments merged by kunit.py (tests/kunit/).
+KUNIT_CONFIGS := tests/kunit/base.config tests/kunit/rosebush.config \
+		 tests/kunit/debug.config
+# Suites that must run and pass for `make qemu-kunit` to pass.
+KUNIT_SUITES := rosebush rust_doctests_kernel
+
+.PHONY: help toolchain toolchain-quiet tree export check-patches check-tree qemu-kunit \
+	test test-tools clean distclean
+
+help:
+	@echo 'Rosebush targets (cache: $(ROSEBUSH_CACHE)):'
+	@echo '  qemu-kunit     build the patched 6.12 tree (LLVM=1, Rust, debug config) and'
+	@echo '                 run KUnit in QEMU: the rosebush suite and the Rust doctests'
+	@echo '  test           every test: tool self-tests, series checks, qemu-kunit'
+	@echo '  check-patches  the series git-ams onto the pristine tree, matches the c/'
+	@echo '                 rust/ samples/ mirrors, and has no checkpatch --strict error'
+	@echo '  export         write kernel-patches/ and the mirrors from the tree'"'"'s commits'
+	@echo '  tree           extract linux-source-6.12 into the cache and apply the series'
+	@echo '  toolchain      create or refresh the Debian 13 build root; print versions'
+	@echo '  test-tools     self-tests of the log checker and series scripts'
+	@echo '  clean          remove build outputs (kernel build directories)'
+	@echo '  distclean      remove the whole cache: build root, tree, builds, ccache'
+	@echo 'Variables: ROSEBUSH_CACHE=DIR, ROSEBUSH_HOST_TOOLCHAIN=1 (use the host'"'"'s'
+	@echo '  Debian 13 toolchain), KUNIT_ARGS="rosebush.*" (extra kunit.py arguments),'
+	@echo '  FORCE=1 (let `make tree` discard work in the tree that is not exported)'
+
+toolchain:
+	@scripts/toolchain.sh
+
+# Other targets need the build root, but not the version banner.
+toolchain-quiet:
+	@QUIET=1 scripts/toolchain.sh
+
+tree: toolchain-quiet
+	@$(RB) scripts/tree.sh apply
+
+export: toolchain-quiet
+	@$(RB) scripts/series.sh export
+
+check-patches: toolchain-quiet
+	@$(RB) scripts/series.sh check
+
+# `make test` tests the series in kernel-patches/, not unexported edits.
+check-tree: tree
+	@$(RB) scripts/tree.sh status
+
+qemu-kunit: tree
+	@KUNIT_SUITES="$(KUNIT_SUITES)" $(RB) scripts/qemu-kunit.sh kunit $(KUNIT_CONFIGS)
+
+test-tools:
+	@python3 tests/logcheck_test.py
+
+test: test-tools check-patches check-tree
+	@$(MAKE) --no-print-directory qemu-kunit
+	@echo 'rosebush: make test passed'
+
+clean:
+	@test -n "$(ROSEBUSH_CACHE)" || { echo 'ROSEBUSH_CACHE is empty' >&2; exit 1; }
+	rm -rf $(WORK)/build $(WORK)/am-scratch
+
+distclean:
+	@test -n "$(ROSEBUSH_CACHE)" || { echo 'ROSEBUSH_CACHE is empty' >&2; exit 1; }
+	rm -rf --one-file-system $(ROSEBUSH_CACHE)
