@@ -65,8 +65,9 @@ check-tree: tree
 qemu-kunit: tree
 	@KUNIT_SUITES="$(KUNIT_SUITES)" $(RB) scripts/qemu-kunit.sh kunit $(KUNIT_CONFIGS)
 
-test-tools:
+test-tools: toolchain-quiet
 	@python3 tests/logcheck_test.py
+	@$(RB) tests/series_test.sh
 
 test: test-tools check-patches check-tree
 	@$(MAKE) --no-print-directory qemu-kunit

@@ -4,10 +4,12 @@
 
     cover.py subject FILE   print the subject after "[PATCH vN 0/M] "
     cover.py blurb FILE     print the blurb (between headers and shortlog)
+    cover.py from FILE      print the From: header (with continuation lines)
     cover.py fill FILE      print FILE (format-patch's cover letter) with
                             $SUBJECT and $BLURB put in place of its
                             "*** SUBJECT HERE ***" and "*** BLURB HERE ***",
-                            and dated $DATE
+                            dated $DATE and, if $FROM is set, with that
+                            From: header
 """
 
 import os
@@ -23,6 +25,21 @@ def split(text):
 	lines = text.split('\n')
 	i = lines.index('')
 	return lines[:i], lines[i + 1:]
+
+
+def header(text, name):
+	"""Return header NAME with its continuation lines, as in the file."""
+	head, _ = split(text)
+	s, on = [], False
+	for line in head:
+		if line.startswith(name + ':'):
+			s.append(line)
+			on = True
+		elif on and line[:1] in (' ', '\t'):
+			s.append(line)
+		else:
+			on = False
+	return '\n'.join(s)
 
 
 def subject(text):
@@ -53,6 +70,8 @@ def main(argv):
 		text = f.read()
 	if verb == 'subject':
 		print(subject(text))
+	elif verb == 'from':
+		print(header(text, 'From'))
 	elif verb == 'blurb':
 		print(blurb(text))
 	elif verb == 'fill':
@@ -62,6 +81,9 @@ def main(argv):
 		# last patch instead, so that exporting twice gives the same bytes.
 		text = re.sub(r'^Date: .*$', 'Date: ' + os.environ['DATE'], text,
 			      count=1, flags=re.M)
+		# ... and signed by the same sender whoever runs the export.
+		if os.environ.get('FROM'):
+			text = text.replace(header(text, 'From'), os.environ['FROM'], 1)
 		sys.stdout.write(text.rstrip('\n') + '\n')
 	else:
 		return 2

@@ -46,11 +46,13 @@ format() {
 	# The cover letter's subject and blurb are written by hand: keep them.
 	subject='*** SUBJECT HERE ***'
 	blurb='*** BLURB HERE ***'
+	from=
 	if [ -f "$patches/0000-cover-letter.txt" ]; then
+		from=$(python3 "$top/scripts/cover.py" from "$patches/0000-cover-letter.txt")
 		subject=$(python3 "$top/scripts/cover.py" subject "$patches/0000-cover-letter.txt")
 		blurb=$(python3 "$top/scripts/cover.py" blurb "$patches/0000-cover-letter.txt")
 	fi
-	SUBJECT=$subject BLURB=$blurb DATE=$(git -C "$linux" log -1 --format=%aD "$head") python3 "$top/scripts/cover.py" fill \
+	FROM=$from SUBJECT=$subject BLURB=$blurb DATE=$(git -C "$linux" log -1 --format=%aD "$head") python3 "$top/scripts/cover.py" fill \
 		"$out/0000-cover-letter.patch" > "$out/0000-cover-letter.txt"
 	rm "$out/0000-cover-letter.patch"
 	(cd "$out" && ls [0-9][0-9][0-9][0-9]-*.patch) > "$out/series"
