@@ -43,17 +43,9 @@ def header(text, name):
 
 
 def subject(text):
-	head, _ = split(text)
-	s, on = [], False
-	for line in head:
-		if line.startswith('Subject:'):
-			s.append(line[len('Subject:'):].strip())
-			on = True
-		elif on and line[:1] in (' ', '\t'):
-			s.append(line.strip())
-		else:
-			on = False
-	return re.sub(r'^\[[^]]*\]\s*', '', ' '.join(s))
+	lines = header(text, 'Subject').split('\n')
+	s = ' '.join(line.strip() for line in lines)[len('Subject:'):].strip()
+	return re.sub(r'^\[[^]]*\]\s*', '', s)
 
 
 def blurb(text):
