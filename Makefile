@@ -21,15 +21,25 @@ KUNIT_CONFIGS := tests/kunit/base.config tests/kunit/rosebush.config \
 		 tests/kunit/debug.config
 # Suites that must run and pass for `make qemu-kunit` to pass.
 KUNIT_SUITES := rosebush rust_doctests_kernel
+# The KCSAN configuration: the same suites under the concurrency sanitizer.
+# KCSAN excludes KASAN, so kcsan.config takes the place of debug.config.
+KUNIT_KCSAN_CONFIGS := tests/kunit/base.config tests/kunit/rosebush.config \
+		       tests/kunit/kcsan.config
+# Suites that must run and pass for `make qemu-kcsan` to pass (Rust stays
+# on under KCSAN in 6.12: see kcsan.config).
+KUNIT_KCSAN_SUITES := rosebush rust_doctests_kernel
 
 .PHONY: help toolchain toolchain-quiet tree export check-patches check-tree qemu-kunit \
-	test test-tools clean distclean
+	qemu-kcsan test test-tools clean distclean
 
 help:
 	@echo 'Rosebush targets (cache: $(ROSEBUSH_CACHE)):'
 	@echo '  qemu-kunit     build the patched 6.12 tree (LLVM=1, Rust, debug config) and'
 	@echo '                 run KUnit in QEMU: the rosebush suite and the Rust doctests'
-	@echo '  test           every test: tool self-tests, series checks, qemu-kunit'
+	@echo '  qemu-kcsan     the same suites built with KCSAN (data-race detector) instead'
+	@echo '                 of KASAN and lockdep, in their own build directory'
+	@echo '  test           every test: tool self-tests, series checks, qemu-kunit,'
+	@echo '                 qemu-kcsan'
 	@echo '  check-patches  the series git-ams onto the pristine tree, matches the c/'
 	@echo '                 rust/ samples/ mirrors, and has no checkpatch --strict error'
 	@echo '  export         write kernel-patches/ and the mirrors from the tree'"'"'s commits'
@@ -65,12 +75,16 @@ check-tree: tree
 qemu-kunit: tree
 	@KUNIT_SUITES="$(KUNIT_SUITES)" $(RB) scripts/qemu-kunit.sh kunit $(KUNIT_CONFIGS)
 
+qemu-kcsan: tree
+	@KUNIT_SUITES="$(KUNIT_KCSAN_SUITES)" $(RB) scripts/qemu-kunit.sh kcsan $(KUNIT_KCSAN_CONFIGS)
+
 test-tools: toolchain-quiet
 	@python3 tests/logcheck_test.py
 	@$(RB) tests/series_test.sh
 
 test: test-tools check-patches check-tree
 	@$(MAKE) --no-print-directory qemu-kunit
+	@$(MAKE) --no-print-directory qemu-kcsan
 	@echo 'rosebush: make test passed'
 
 clean:

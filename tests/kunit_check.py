@@ -9,8 +9,9 @@ Parses the KTAP in TEST_LOG with the kernel's own parser
 counts, and fails (exit 1) when:
   - any test failed, crashed or could not be parsed;
   - a SUITE named on the command line did not run, or ran no test;
-  - the log holds a kernel splat (BUG, WARNING, KASAN, lockdep, RCU...),
-    in a test or outside one (see logcheck.py).
+  - the log holds a kernel splat (BUG, WARNING, KASAN, KCSAN, lockdep,
+    RCU...), in a test or outside one (see logcheck.py).  KCSAN data races
+    in particular never fail a KUnit test by themselves.
 """
 
 import io

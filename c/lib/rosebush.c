@@ -3,665 +3,1734 @@
  * Rosebush, a resizing bucket hash table
  * Copyright (c) 2024 Oracle Corporation
  * Author: Matthew Wilcox <willy@infradead.org>
+ *
+ * See Documentation/core-api/rosebush.rst for the design.
  */
 
+#include <kunit/static_stub.h>
+#include <kunit/visibility.h>
+#include <linux/bitops.h>
 #include <linux/export.h>
+#include <linux/hash.h>
+#include <linux/lockdep.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
 #include <linux/rcupdate.h>
 #include <linux/rosebush.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
-#include <linux/stddef.h>
-#include <linux/vmalloc.h>
-
-#include <asm/barrier.h>
+#include <linux/string.h>
+#include <linux/workqueue.h>
 
 /*
- * The lock is held whenever we are modifying the contents of the bucket.
- * The contention counter tracks whether we need to split the bucket due
- * to contention on the spinlock.
- * The bucket is 256 bytes in size (20 * 12 = 240, plus parent, lock, etc)
+ * A bucket is 256 bytes: a header, then the keys, then the pointers, so
+ * that a lookup reads the header and keys from the first two cache lines
+ * and one pointer.  The number of entries depends on the size of
+ * spinlock_t, which lock debugging makes much larger.
  */
-#ifdef CONFIG_64BIT
-#define RBH_ENTRIES	20
-#else
-#define RBH_ENTRIES	30
-#endif
+struct rbh_bucket_head {
+	/* Serialises changes to this bucket and its chain */
+	spinlock_t lock;
+	u8 depth;		/* The bucket holds keys with this many top bits */
+	u8 flags;
+	u8 count;		/* Entries in use (stored or reserved) */
+	u8 contention;		/* Contended lock acquisitions, see below */
+	u32 chain_key;		/* Key of the first entry in the chain */
+	struct rbh_bucket __rcu *chain;	/* Overflow buckets */
+	struct rcu_head rcu;
+};
+
+#define RBH_BUCKET_SIZE	(sizeof(struct rbh_bucket_head) > 128 ? 512 : 256)
+#define RBH_ENTRY_SIZE	(sizeof(u32) + sizeof(void *))
+#define RBH_FIT		((RBH_BUCKET_SIZE - sizeof(struct rbh_bucket_head)) / \
+			 RBH_ENTRY_SIZE)
+/* An odd number of keys may need padding before the pointers. */
+#define RBH_ENTRIES	(RBH_FIT - ((RBH_FIT & 1) &&			\
+			 sizeof(struct rbh_bucket_head) + RBH_FIT *	\
+			 RBH_ENTRY_SIZE + 4 > RBH_BUCKET_SIZE))
 
 struct rbh_bucket {
-	u32 rbh_hashes[RBH_ENTRIES];
-	void __rcu *rbh_slots[RBH_ENTRIES];
-	const struct rbh *rbh;
-	spinlock_t rbh_lock;
-	u32 rbh_contention;
+	struct rbh_bucket_head h;
+	u32 keys[RBH_ENTRIES];
+	void __rcu *slots[RBH_ENTRIES];
 };
 
-struct rbh_table {
-	DECLARE_FLEX_ARRAY(struct rbh_bucket __rcu *, buckets);
-};
+static_assert(sizeof(struct rbh_bucket) <= RBH_BUCKET_SIZE);
+static_assert(RBH_ENTRIES >= 8 && RBH_ENTRIES <= RBH_MAX_ENTRIES);
 
-struct rbh_initial_table {
-	struct rbh_bucket buckets[2];
-};
+/* Bucket flags, written under the bucket lock */
+#define RBH_DEAD	1	/* Replaced by a split or a merge */
+#define RBH_MIXED	2	/* The chain holds keys other than chain_key */
 
 /*
- * As far as lockdep is concerned, all buckets in the same rosebush use
- * the same lock.  We use the classes to distinguish the rbh resize lock
- * from the bucket locks.  The only time we take two bucket locks is
- * when we already hold the resize lock, so there is no need to define
- * an order between bucket locks.
+ * Merge two buddies when together they hold at most two thirds of a
+ * bucket.  A bucket splits only when it is full, so a merge is followed
+ * by at least a third of a bucket's worth of inserts before the next split
+ * of the merged bucket, and a split by a third of a bucket's worth of
+ * removals before its halves merge again.
  */
-#ifdef CONFIG_DEBUG_SPINLOCK
-#define bucket_lock_init(rbh, bucket)					\
-	__raw_spin_lock_init(spinlock_check(&(bucket)->rbh_lock),	\
-		"rbh", (rbh)->rbh_resize_lock.dep_map.key, LD_WAIT_SPIN)
-#else
-#define bucket_lock_init(rbh, bucket)					\
-	spin_lock_init(&(bucket)->rbh_lock)
-#endif
-
-#define rbh_resize_lock(rbh)	spin_lock_nested(&(rbh)->rbh_resize_lock, 2)
-#define rbh_resize_unlock(rbh)	spin_unlock(&(rbh)->rbh_resize_lock)
-
-struct table_mask {
-	struct rbh_table *table;
-	u32 mask;
-};
+#define RBH_MERGE_MAX		(2 * RBH_ENTRIES / 3)
+/* Contended acquisitions of a bucket lock that make it worth splitting */
+#define RBH_CONTENTION_SPLIT	16
+/*
+ * The table may double only while it has at most this many slots per
+ * bucket.  Keys chosen to defeat splitting then go to overflow chains
+ * instead of inflating the table.
+ */
+#define RBH_SLOTS_PER_BUCKET	16
+/* The table word keeps the table's depth in its low bits. */
+#define RBH_DEPTH_MASK		31UL
+#define RBH_MAX_DEPTH		30
+#define RBH_MIN_TABLE_BYTES	(RBH_DEPTH_MASK + 1)
 
 /*
- * A very complicated way of spelling &rbh->bucket[hash].
- *
- * The first complication is that we encode the number of buckets
- * in the pointer so that we can get both in an atomic load.
- *
- * The second complication is that small hash tables don't have a top
- * level table; instead the buckets pointer points to a pair of buckets.
+ * The table word.  rbh->rbh_table holds the address of the table of
+ * bucket pointers, which is at least 32 bytes and naturally aligned, with
+ * the table's depth D in the low five bits; the table has 2^D slots.
+ * Reading one word gives the table and its size together.
  */
-static struct rbh_bucket *get_bucket(struct rbh *rbh, u32 hash,
-		struct table_mask *state)
+static unsigned long rbh_tag(struct rbh_bucket __rcu **table,
+			     unsigned int depth)
 {
-	unsigned long tagged;
-	struct rbh_initial_table *initial_table;
-	unsigned int bnr;
+	return (unsigned long)table | depth;
+}
 
-	/* rcu_dereference(), but not a pointer */
-	tagged = READ_ONCE(rbh->rbh_table);
+static struct rbh_bucket __rcu **rbh_untag(unsigned long tagged,
+					   unsigned int *depth)
+{
+	*depth = tagged & RBH_DEPTH_MASK;
+	return (struct rbh_bucket __rcu **)(tagged & ~RBH_DEPTH_MASK);
+}
+
+/*
+ * Buckets store keys, not the caller's hashes: multiplying by an odd
+ * constant is a bijection, so equal keys mean equal hashes, and it spreads
+ * hashes whose information is all in their low bits over the top bits,
+ * which index the table.
+ */
+static u32 rbh_key(u32 hash)
+{
+	return hash * GOLDEN_RATIO_32;
+}
+
+/* Bit @d of @key, counting from the top. */
+static unsigned int rbh_bit(u32 key, unsigned int d)
+{
+	return (key >> (31 - d)) & 1;
+}
+
+/* The slot of a table of depth @depth that @key indexes. */
+static unsigned long rbh_index(u32 key, unsigned int depth)
+{
+	return key >> (32 - depth);
+}
+
+/*
+ * Every key a bucket holds has the same top bit, so a key with the other
+ * top bit marks a free entry: no lookup that reaches the bucket matches it.
+ */
+static u32 rbh_free_key(u32 key)
+{
+	return key ^ BIT(31);
+}
+
+static bool rbh_entry_free(const struct rbh_bucket *bucket, unsigned int i,
+			   u32 key)
+{
+	return (bucket->keys[i] ^ key) & BIT(31);
+}
+
+static size_t rbh_table_bytes(unsigned int depth)
+{
+	return max(sizeof(void *) << depth, (size_t)RBH_MIN_TABLE_BYTES);
+}
+
+/*
+ * Every allocation goes through these two functions so that the KUnit
+ * suite can make them fail.
+ */
+VISIBLE_IF_KUNIT struct rbh_bucket *rbh_alloc_bucket(gfp_t gfp)
+{
+	KUNIT_STATIC_STUB_REDIRECT(rbh_alloc_bucket, gfp);
+	return kmalloc(RBH_BUCKET_SIZE, gfp);
+}
+EXPORT_SYMBOL_IF_KUNIT(rbh_alloc_bucket);
+
+VISIBLE_IF_KUNIT void *rbh_alloc_table(unsigned int depth, gfp_t gfp)
+{
+	KUNIT_STATIC_STUB_REDIRECT(rbh_alloc_table, depth, gfp);
+	return kvmalloc(rbh_table_bytes(depth), gfp);
+}
+EXPORT_SYMBOL_IF_KUNIT(rbh_alloc_table);
+
+/* Make @bucket an empty bucket of depth @depth for keys like @key. */
+static void rbh_bucket_init(struct rbh_bucket *bucket, unsigned int depth,
+			    u32 key)
+{
+	unsigned int i;
+
+	memset(&bucket->h, 0, sizeof(bucket->h));
+	spin_lock_init(&bucket->h.lock);
+	bucket->h.depth = depth;
+	for (i = 0; i < RBH_ENTRIES; i++) {
+		bucket->keys[i] = rbh_free_key(key);
+		RCU_INIT_POINTER(bucket->slots[i], NULL);
+	}
+}
+
+/* Buckets allocated before taking the locks that need them. */
+struct rbh_spares {
+	struct rbh_bucket *buckets;	/* linked through h.chain */
+	unsigned int nr;
+	void *table;
+	unsigned int table_depth;
+	void *old_table;		/* to free after a grace period */
+};
+
+static struct rbh_bucket *rbh_spare(struct rbh_spares *spares)
+{
+	struct rbh_bucket *bucket = spares->buckets;
+
+	spares->buckets = rcu_dereference_raw(bucket->h.chain);
+	spares->nr--;
+	return bucket;
+}
+
+static void rbh_spare_put(struct rbh_spares *spares, struct rbh_bucket *bucket)
+{
+	RCU_INIT_POINTER(bucket->h.chain, spares->buckets);
+	spares->buckets = bucket;
+	spares->nr++;
+}
+
+/* Called without locks: may sleep. */
+static int rbh_spares_fill(struct rbh_spares *spares, unsigned int nr,
+			   unsigned int table_depth)
+{
+	while (spares->nr < nr) {
+		struct rbh_bucket *bucket = rbh_alloc_bucket(GFP_KERNEL);
+
+		if (!bucket)
+			return -ENOMEM;
+		rbh_spare_put(spares, bucket);
+	}
+	if (table_depth && spares->table_depth != table_depth) {
+		kvfree(spares->table);
+		spares->table_depth = 0;
+		spares->table = rbh_alloc_table(table_depth, GFP_KERNEL);
+		if (!spares->table)
+			return -ENOMEM;
+		spares->table_depth = table_depth;
+	}
+	return 0;
+}
+
+static void rbh_spares_free(struct rbh_spares *spares)
+{
+	while (spares->nr)
+		kfree(rbh_spare(spares));
+	kvfree(spares->table);
+	if (spares->old_table)
+		kvfree_rcu_mightsleep(spares->old_table);
+}
+
+static unsigned long rbh_table_word(const struct rbh *rbh)
+{
+	/* Pairs with smp_store_release() in rbh_publish_table() */
+	return READ_ONCE(rbh->rbh_table);
+}
+
+static struct rbh_bucket __rcu **rbh_table_locked(struct rbh *rbh,
+						  unsigned int *depth)
+{
+	lockdep_assert_held(&rbh->rbh_resize_lock);
+	return rbh_untag(rbh->rbh_table, depth);
+}
+
+static void rbh_publish_table(struct rbh *rbh,
+			      struct rbh_bucket __rcu **table,
+			      unsigned int depth)
+{
+	/* Pairs with READ_ONCE() in rbh_table_word() */
+	smp_store_release(&rbh->rbh_table, rbh_tag(table, depth));
+}
+
+static struct rbh_bucket *rbh_slot_locked(struct rbh *rbh,
+					  struct rbh_bucket __rcu **table,
+					  unsigned long index)
+{
+	return rcu_dereference_protected(table[index],
+			lockdep_is_held(&rbh->rbh_resize_lock));
+}
+
+/*
+ * The bucket that holds @key.  The caller holds the RCU read lock or the
+ * resize lock.
+ */
+static struct rbh_bucket *rbh_bucket(const struct rbh *rbh, u32 key)
+{
+	unsigned long tagged = rbh_table_word(rbh);
+	struct rbh_bucket __rcu **table;
+	unsigned int depth;
+
 	if (!tagged)
 		return NULL;
-
-	/* The lowest bits indicates how many buckets the table holds */
-	state->table = (struct rbh_table *)(tagged & (tagged + 1));
-	state->mask = tagged - (unsigned long)state->table;
-	bnr = hash & state->mask;
-	if (state->mask != 1)
-		return rcu_dereference(state->table->buckets[bnr]);
-
-	initial_table = (struct rbh_initial_table *)state->table;
-	return &initial_table->buckets[bnr];
+	table = rbh_untag(tagged, &depth);
+	return rcu_dereference_check(table[rbh_index(key, depth)],
+			lockdep_is_held(&rbh->rbh_resize_lock));
 }
 
-static struct rbh_bucket *lock_bucket(struct rbh *rbh, u32 hash)
-	__acquires(&bucket->rbh_lock)
-{
-	struct rbh_bucket *bucket, *new_bucket;
-	struct table_mask state;
-
-	bucket = get_bucket(rbh, hash, &state);
-	if (!bucket)
-		return bucket;
-again:
-	spin_lock(&bucket->rbh_lock);
-	new_bucket = get_bucket(rbh, hash, &state);
-	if (bucket == new_bucket)
-		return bucket;
-	spin_unlock(&bucket->rbh_lock);
-	bucket = new_bucket;
-	goto again;
-}
-
-static bool rbh_first(struct rbh *rbh, u32 hash)
-{
-	struct rbh_initial_table *table;
-	int i;
-
-//printk("%s: table size %zd\n", __func__, sizeof(*table));
-	table = kmalloc(sizeof(*table), GFP_KERNEL);
-	if (!table)
-		return false;
-
-	rbh_resize_lock(rbh);
-	if (rbh->rbh_table) {
-		rbh_resize_unlock(rbh);
-		/* Somebody else resized it for us */
-		kfree(table);
-		return true;
-	}
-
-	bucket_lock_init(rbh, &table->buckets[0]);
-	table->buckets[0].rbh = rbh;
-	table->buckets[0].rbh_contention = 0;
-	bucket_lock_init(rbh, &table->buckets[1]);
-	table->buckets[1].rbh = rbh;
-	table->buckets[1].rbh_contention = 0;
-	for (i = 0; i < RBH_ENTRIES; i++) {
-		table->buckets[0].rbh_hashes[i] = ~0;
-		table->buckets[1].rbh_hashes[i] = 0;
-	}
-	/* rcu_assign_pointer() but not a pointer */
-	smp_store_release(&rbh->rbh_table, (unsigned long)table | 1);
-	rbh_resize_unlock(rbh);
-
-//printk("%s: new table = %px\n", __func__, table);
-	return true;
-}
-
-static void copy_initial_buckets(const struct rbh *rbh,
-		struct rbh_table *table, struct rbh_initial_table *init_table)
-	__acquires(&init_table->buckets[0].rbh_lock)
-	__acquires(&init_table->buckets[1].rbh_lock)
+/*
+ * Lock the bucket that holds @key.  A bucket that is not dead holds the
+ * same keys as when we found it, or more (a merge), so it is the right one.
+ * Return: The locked bucket, or NULL if the rosebush has no table.
+ */
+static struct rbh_bucket *rbh_lock_bucket(struct rbh *rbh, u32 key,
+					  bool *contended)
 {
 	struct rbh_bucket *bucket;
 
-	bucket = (void __force *)table->buckets[0];
-	spin_lock(&init_table->buckets[0].rbh_lock);
-	memcpy(bucket, &init_table->buckets[0], sizeof(init_table->buckets[0]));
-	bucket_lock_init(rbh, bucket);
-
-	bucket = (void __force *)table->buckets[1];
-	spin_lock_nested(&init_table->buckets[1].rbh_lock, 1);
-	memcpy(bucket, &init_table->buckets[1], sizeof(init_table->buckets[1]));
-	bucket_lock_init(rbh, bucket);
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "bucket lookup without the RCU read lock");
+	for (;;) {
+		bucket = rbh_bucket(rbh, key);
+		if (!bucket)
+			return NULL;
+		if (!spin_trylock(&bucket->h.lock)) {
+			spin_lock(&bucket->h.lock);
+			if (contended && bucket->h.contention < U8_MAX &&
+			    ++bucket->h.contention >= RBH_CONTENTION_SPLIT)
+				*contended = true;
+		}
+		if (!(bucket->h.flags & RBH_DEAD))
+			return bucket;
+		spin_unlock(&bucket->h.lock);
+	}
 }
 
 /*
- * When we grow the table, we duplicate the bucket pointers so this
- * thread doesn't pay the entire cost of growing the table.
+ * Chain buckets are protected by the lock of the primary bucket.
  */
-static int rbh_grow_table(struct rbh *rbh, u32 hash, struct table_mask *state)
-	__releases(RCU)
-	__acquires(RCU)
+static struct rbh_bucket *rbh_chain_locked(struct rbh_bucket *primary,
+					   struct rbh_bucket *bucket)
 {
-	struct rbh_table *table;
-	struct rbh_initial_table *init_table;
-	u32 mask = state->mask;
-	unsigned long tagged = (unsigned long)state->table | mask;
-	size_t size;
-
-	rcu_read_unlock();
-
-	size = (mask + 1) * 2 * sizeof(void *);
-	if (size > 4 * PAGE_SIZE)
-		/* XXX: NUMA_NO_NODE doesn't necessarily interleave */
-		table = __vmalloc_node(size, size, GFP_KERNEL, NUMA_NO_NODE,
-				&table);
-	else
-		table = kvmalloc(size, GFP_KERNEL);
-	if (!table) {
-		rcu_read_lock();
-		/* Maybe somebody resized it for us */
-		if (READ_ONCE(rbh->rbh_table) != tagged)
-			return 0;
-		return -ENOMEM;
-	}
-	BUG_ON((unsigned long)table & (size - 1));
-
-	if (mask == 1) {
-		/* Don't need to bother with RCU until we publish the table */
-		table->buckets[0] = (void __rcu *)kmalloc(sizeof(struct rbh_bucket), GFP_KERNEL);
-		if (!table->buckets[0])
-			goto free_all;
-		table->buckets[1] = (void __rcu *)kmalloc(sizeof(struct rbh_bucket), GFP_KERNEL);
-		if (!table->buckets[1])
-			goto free_all;
-	}
-
-	rbh_resize_lock(rbh);
-	if (rbh->rbh_table != tagged) {
-		rbh_resize_unlock(rbh);
-		/* Somebody else resized it for us */
-		kvfree(table);
-		rcu_read_lock();
-		return 0;
-	}
-
-//printk("%s: replacing table %p with table %p mask %d\n", __func__, state->table, table, mask);
-	if (mask == 1) {
-		init_table = (void *)state->table;
-		copy_initial_buckets(rbh, table, init_table);
-	} else {
-		memcpy(&table->buckets, &state->table->buckets,
-				(mask + 1) * sizeof(void *));
-	}
-	memcpy(&table->buckets[mask + 1], &table->buckets[0],
-			(mask + 1) * sizeof(void *));
-
-	tagged = ((unsigned long)table) | (mask << 1) | 1;
-	/* rcu_assign_pointer() but not a pointer */
-	smp_store_release(&rbh->rbh_table, tagged);
-	rbh_resize_unlock(rbh);
-	if (mask == 1) {
-		spin_unlock(&init_table->buckets[0].rbh_lock);
-		spin_unlock(&init_table->buckets[1].rbh_lock);
-	}
-	kvfree_rcu_mightsleep(state->table);
-
-	rcu_read_lock();
-	return 0;
-free_all:
-	kfree((void __force *)table->buckets[0]);
-	kvfree(table);
-	rcu_read_lock();
-	return -ENOMEM;
+	return rcu_dereference_protected(bucket->h.chain,
+					 lockdep_is_held(&primary->h.lock));
 }
 
-static void bucket_copy(const struct rbh *rbh, struct rbh_bucket *buckets[2],
-		const struct rbh_bucket *old_bucket, u32 hash, u32 mask)
+/*
+ * Store an entry.  Readers load the key with acquire semantics and then
+ * the pointer, so the pointer must be in place before the key is: this
+ * release pairs with smp_load_acquire() in rbh_next().
+ */
+static void rbh_set_entry(struct rbh_bucket *bucket, unsigned int i, u32 key,
+			  void *p)
+{
+	RCU_INIT_POINTER(bucket->slots[i], p);
+	/* Pairs with smp_load_acquire() in rbh_next() */
+	smp_store_release(&bucket->keys[i], key);
+	WRITE_ONCE(bucket->h.count, bucket->h.count + 1);
+}
+
+/*
+ * Free an entry.  The pointer stays, so a reader that matched the key a
+ * moment ago returns a removed pointer, which the API allows.  Release
+ * ordering, pairing with smp_load_acquire() in rbh_next(), makes sure a
+ * reader that sees the entry gone also sees where it was moved to.
+ */
+static void rbh_clear_entry(struct rbh_bucket *bucket, unsigned int i)
+{
+	/* Pairs with smp_load_acquire() in rbh_next() */
+	smp_store_release(&bucket->keys[i], rbh_free_key(bucket->keys[i]));
+	WRITE_ONCE(bucket->h.count, bucket->h.count - 1);
+}
+
+static int rbh_find_free(const struct rbh_bucket *bucket, u32 key)
 {
 	unsigned int i;
-	unsigned int js[2] = {0, 0};
 
-	bucket_lock_init(rbh, buckets[0]);
-	buckets[0]->rbh_contention = 0;
-	buckets[0]->rbh = rbh;
-	bucket_lock_init(rbh, buckets[1]);
-	buckets[1]->rbh_contention = 0;
-	buckets[1]->rbh = rbh;
-	for (i = 0; i < RBH_ENTRIES; i++) {
-		unsigned int nr = !!(old_bucket->rbh_hashes[i] & mask);
-		buckets[nr]->rbh_hashes[js[nr]] = old_bucket->rbh_hashes[i];
-		buckets[nr]->rbh_slots[js[nr]++] = old_bucket->rbh_slots[i];
-	}
-//printk("%s: bucket:%p copied %d entries from %p hash:%x mask:%x\n", __func__, buckets[0], js[0], old_bucket, hash, mask);
-//printk("%s: bucket:%p copied %d entries from %p hash:%x mask:%x\n", __func__, buckets[1], js[1], old_bucket, hash, mask);
-
-	/* Fill the new buckets with deleted entries */
-	while (js[0] < RBH_ENTRIES)
-		buckets[0]->rbh_hashes[js[0]++] = ~hash;
-	while (js[1] < RBH_ENTRIES)
-		buckets[1]->rbh_hashes[js[1]++] = ~hash;
+	if (bucket->h.count >= RBH_ENTRIES)
+		return -1;
+	for (i = 0; i < RBH_ENTRIES; i++)
+		if (rbh_entry_free(bucket, i, key))
+			return i;
+	return -1;
 }
 
-#define rbh_dereference_protected(p, rbh)				\
-	rcu_dereference_protected(p, lockdep_is_held(&(rbh)->rbh_resize_lock))
+/* The pointer in entry @i of @bucket, which is @primary or in its chain. */
+static void *rbh_slot(struct rbh_bucket *primary, struct rbh_bucket *bucket,
+		      unsigned int i)
+{
+	return rcu_dereference_protected(bucket->slots[i],
+					 lockdep_is_held(&primary->h.lock));
+}
+
+/* Is @key one that a lookup must look for in @primary's chain? */
+static bool rbh_chain_may_hold(const struct rbh_bucket *primary, u32 key)
+{
+	return (READ_ONCE(primary->h.flags) & RBH_MIXED) ||
+		READ_ONCE(primary->h.chain_key) == key;
+}
 
 /*
- * Called and returns with the RCU read lock held; drops it while it
- * allocates and splits.
+ * The first bit, counting from the top, at which the keys stored in
+ * @primary and its chain and @key do not all agree; 32 if they are all
+ * equal.
  */
-static int rbh_split_bucket(struct rbh *rbh, struct rbh_bucket *bucket,
-		u32 hash, struct table_mask *state)
-	__releases(RCU)
-	__acquires(RCU)
+static unsigned int rbh_first_difference(struct rbh_bucket *primary, u32 key)
 {
-	unsigned long tagged;
-	u32 bit, mask;
-	struct rbh_table *table;
-	struct rbh_bucket *buckets[2];
-	int err = 0;
+	struct rbh_bucket *bucket = primary;
+	u32 diff = 0;
+	unsigned int i;
 
-	if (state->mask == 1) {
-		err = rbh_grow_table(rbh, hash, state);
-	} else {
-		u32 buddy = (hash & state->mask) ^ ((state->mask + 1) / 2);
-		if (rcu_dereference(state->table->buckets[buddy]) != bucket)
-			err = rbh_grow_table(rbh, hash, state);
-	}
-	if (err < 0)
-		return err;
-
-	rcu_read_unlock();
-
-	/* XXX: use slab */
-	buckets[0] = kmalloc(sizeof(*bucket), GFP_KERNEL);
-	if (!buckets[0])
-		goto nomem;
-	buckets[1] = kmalloc(sizeof(*bucket), GFP_KERNEL);
-	if (!buckets[1]) {
-		kfree(buckets[0]);
-		goto nomem;
-	}
-
-//printk("%s: adding buckets %p %p for hash %d\n", __func__, buckets[0], buckets[1], hash);
-	rbh_resize_lock(rbh);
-	tagged = rbh->rbh_table;
-	table = (struct rbh_table *)(tagged & (tagged + 1));
-	mask = tagged - (unsigned long)table;
-	hash &= mask;
-	if (rbh_dereference_protected(table->buckets[hash], rbh) != bucket)
-		goto free;
-
-	/* Figure out which entries we need to take to the new bucket */
-	bit = mask + 1;
-	while (bit > 1) {
-		bit /= 2;
-//printk("hash:%d buddy:%d\n", hash, hash ^ bit);
-		if (rbh_dereference_protected(table->buckets[hash ^ bit], rbh)
-				!= bucket)
-			break;
-	}
-	bit *= 2;
-	if (bit == mask + 1)
-		goto free;
-
-	spin_lock(&bucket->rbh_lock);
-	bucket_copy(rbh, buckets, bucket, hash, bit);
-
-//printk("hash:%d mask:%d bit:%d\n", hash, mask, bit);
-	hash &= (bit - 1);
 	do {
-//printk("assigning bucket %p to index %d\n", buckets[0], hash);
-		rcu_assign_pointer(table->buckets[hash], buckets[0]);
-		hash += bit;
-//printk("assigning bucket %p to index %d\n", buckets[1], hash);
-		rcu_assign_pointer(table->buckets[hash], buckets[1]);
-		hash += bit;
-	} while (hash < mask);
-//printk("owner:%px\n", bucket->rbh_lock.owner)
-	spin_unlock(&bucket->rbh_lock);
-	rbh_resize_unlock(rbh);
-	kvfree_rcu_mightsleep(bucket);
+		for (i = 0; i < RBH_ENTRIES; i++)
+			if (!rbh_entry_free(bucket, i, key))
+				diff |= bucket->keys[i] ^ key;
+		if (bucket == primary && !(bucket->h.flags & RBH_MIXED)) {
+			if (rbh_chain_locked(primary, bucket))
+				diff |= primary->h.chain_key ^ key;
+			break;
+		}
+		bucket = rbh_chain_locked(primary, bucket);
+	} while (bucket);
 
-	rcu_read_lock();
-	return 0;
-free:
-	rbh_resize_unlock(rbh);
-//printk("%s: freeing bucket %p\n", __func__, bucket);
-	kfree(buckets[0]);
-	kfree(buckets[1]);
-
-	rcu_read_lock();
-	return 0;
-nomem:
-	rcu_read_lock();
-	return -ENOMEM;
+	return 32 - fls(diff);
 }
 
-static int __rbh_insert(struct rbh *rbh, u32 hash, void *p)
+enum rbh_place {
+	RBH_PLACED,
+	RBH_NEED_SPLIT,		/* Full, and a split would make room */
+	RBH_NEED_CHAIN,		/* Needs another overflow bucket */
+};
+
+/*
+ * Find a free entry for @key in @primary's chain, adding *@spare to the
+ * chain (and clearing *@spare) if there is none.
+ * Return: The bucket and, in *@index, the entry; NULL if another
+ * overflow bucket is needed and there is no spare.
+ */
+static struct rbh_bucket *rbh_chain_entry(struct rbh_bucket *primary, u32 key,
+					  struct rbh_bucket **sparep,
+					  int *index)
 {
-	struct table_mask state;
-	struct rbh_bucket *bucket, *new_bucket;
-	unsigned int i;
-	int err;
+	struct rbh_bucket *bucket = rbh_chain_locked(primary, primary);
+	struct rbh_bucket *spare = sparep ? *sparep : NULL;
 
-restart:
-	rcu_read_lock();
-	bucket = get_bucket(rbh, hash, &state);
-	if (unlikely(!bucket)) {
-		rcu_read_unlock();
-		if (!rbh_first(rbh, hash))
-			return -ENOMEM;
-		goto restart;
+	for (; bucket; bucket = rbh_chain_locked(primary, bucket)) {
+		*index = rbh_find_free(bucket, key);
+		if (*index >= 0)
+			return bucket;
 	}
+	if (!spare)
+		return NULL;
 
-again:
-	if (spin_trylock(&bucket->rbh_lock)) {
-		if (bucket->rbh_contention)
-			bucket->rbh_contention--;
-	} else {
-		spin_lock(&bucket->rbh_lock);
-		/* Numbers chosen ad-hoc */
-		bucket->rbh_contention += 10;
-		if (unlikely(bucket->rbh_contention > 5000)) {
-			spin_unlock(&bucket->rbh_lock);
-			/* OK if this fails; it's only contention */
-			rbh_split_bucket(rbh, bucket, hash, &state);
+	*sparep = NULL;
+	rbh_bucket_init(spare, primary->h.depth, key);
+	bucket = rbh_chain_locked(primary, primary);
+	if (!bucket)
+		WRITE_ONCE(primary->h.chain_key, key);
+	RCU_INIT_POINTER(spare->h.chain, bucket);
+	/* Readers may follow the chain as soon as this is done */
+	rcu_assign_pointer(primary->h.chain, spare);
+	*index = 0;
+	return spare;
+}
 
-			bucket = get_bucket(rbh, hash, &state);
-			spin_lock(&bucket->rbh_lock);
+/*
+ * Store (@key, @p) in the bucket @primary (locked) or its chain.  A full
+ * bucket is split if that would make room, so when @may_split is set a
+ * full bucket whose keys differ at the bit below its prefix is reported
+ * rather than chained.  *@spare, if @spare is not NULL, may become an
+ * overflow bucket (*@spare is then cleared).
+ */
+static enum rbh_place rbh_place(struct rbh_bucket *primary, u32 key, void *p,
+				bool may_split, struct rbh_bucket **spare)
+{
+	struct rbh_bucket *chain, *bucket;
+	unsigned int d = primary->h.depth;
+	int i, j;
+
+	lockdep_assert_held(&primary->h.lock);
+	i = rbh_find_free(primary, key);
+	if (i >= 0) {
+		rbh_set_entry(primary, i, key, p);
+		return RBH_PLACED;
+	}
+	if (may_split && d < 32 && rbh_first_difference(primary, key) == d)
+		return RBH_NEED_SPLIT;
+
+	chain = rbh_chain_locked(primary, primary);
+	if (chain && !(primary->h.flags & RBH_MIXED) &&
+	    primary->h.chain_key != key) {
+		/*
+		 * Keep the chain homogeneous (so that other lookups skip it):
+		 * move an entry with the chain's key from the primary bucket
+		 * into the chain, and take its place.
+		 */
+		for (i = 0; i < RBH_ENTRIES; i++)
+			if (primary->keys[i] == primary->h.chain_key)
+				break;
+		if (i < RBH_ENTRIES) {
+			bucket = rbh_chain_entry(primary, primary->h.chain_key,
+						 spare, &j);
+			if (!bucket)
+				return RBH_NEED_CHAIN;
+			rbh_set_entry(bucket, j, primary->keys[i],
+				      rbh_slot(primary, primary, i));
+			rbh_clear_entry(primary, i);
+			/*
+			 * A reader that finds the new entry's pointer here
+			 * must also find the moved entry in the chain: order
+			 * the move before the reuse.  Pairs with smp_rmb() in
+			 * rbh_next().
+			 */
+			smp_wmb();
+			rbh_set_entry(primary, i, key, p);
+			return RBH_PLACED;
 		}
 	}
 
-	new_bucket = get_bucket(rbh, hash, &state);
-	if (bucket != new_bucket) {
-		spin_unlock(&bucket->rbh_lock);
-		bucket = new_bucket;
-		goto again;
+	bucket = rbh_chain_entry(primary, key, spare, &i);
+	if (!bucket)
+		return RBH_NEED_CHAIN;
+	if (READ_ONCE(primary->h.chain_key) != key)
+		WRITE_ONCE(primary->h.flags, primary->h.flags | RBH_MIXED);
+	rbh_set_entry(bucket, i, key, p);
+	return RBH_PLACED;
+}
+
+/* Free a primary bucket and its chain after a grace period. */
+static void rbh_retire(struct rbh_bucket *primary)
+{
+	struct rbh_bucket *bucket = primary, *next;
+
+	do {
+		next = rbh_chain_locked(primary, bucket);
+		kfree_rcu(bucket, h.rcu);
+		bucket = next;
+	} while (bucket);
+}
+
+/* Count the buckets needed to hold @n entries: at least one. */
+static unsigned int rbh_buckets_for(unsigned long n)
+{
+	return n ? DIV_ROUND_UP(n, RBH_ENTRIES) : 1;
+}
+
+/* Appending entries to a new bucket and its chain, not yet visible. */
+struct rbh_fill {
+	struct rbh_bucket *primary;
+	struct rbh_bucket *tail;
+};
+
+static void rbh_fill_add(struct rbh_fill *fill, struct rbh_spares *spares,
+			 u32 key, void *p)
+{
+	struct rbh_bucket *tail = fill->tail;
+
+	if (tail->h.count == RBH_ENTRIES) {
+		struct rbh_bucket *bucket = rbh_spare(spares);
+
+		rbh_bucket_init(bucket, fill->primary->h.depth, key);
+		RCU_INIT_POINTER(tail->h.chain, bucket);
+		if (tail == fill->primary)
+			fill->primary->h.chain_key = key;
+		fill->tail = bucket;
+		tail = bucket;
+	}
+	if (tail != fill->primary && key != fill->primary->h.chain_key)
+		fill->primary->h.flags |= RBH_MIXED;
+	tail->keys[tail->h.count] = key;
+	RCU_INIT_POINTER(tail->slots[tail->h.count], p);
+	tail->h.count++;
+}
+
+/*
+ * Copy the entries of @old (and its chain) whose bit @d is @half into
+ * @fill; entries with key @last go last so that they are the ones to
+ * overflow into a chain.  @ref is any key in @old's range.
+ */
+static void rbh_fill_half(struct rbh_fill *fill, struct rbh_spares *spares,
+			  struct rbh_bucket *old, u32 ref, unsigned int d,
+			  unsigned int half, u32 last)
+{
+	struct rbh_bucket *bucket;
+	unsigned int pass, i;
+
+	for (pass = 0; pass < 2; pass++) {
+		for (bucket = old; bucket; bucket = rbh_chain_locked(old, bucket)) {
+			for (i = 0; i < RBH_ENTRIES; i++) {
+				u32 key = bucket->keys[i];
+
+				bool is_last = key == last;
+
+				if (rbh_entry_free(bucket, i, ref) ||
+				    rbh_bit(key, d) != half || is_last != pass)
+					continue;
+				rbh_fill_add(fill, spares, key,
+					     rbh_slot(old, bucket, i));
+			}
+		}
+	}
+}
+
+/*
+ * Split the locked bucket @old, which holds @key's range, into two
+ * buckets one bit deeper, each taking half of its slots.  The table must
+ * be deeper than @old, and @spares must hold rbh_split_needs() buckets.
+ * @old is then dead and unlocked.
+ */
+static unsigned int rbh_split_needs(struct rbh_bucket *old, u32 key)
+{
+	unsigned int d = old->h.depth, i;
+	unsigned long n[2] = { 0, 0 };
+	struct rbh_bucket *bucket;
+
+	for (bucket = old; bucket; bucket = rbh_chain_locked(old, bucket)) {
+		for (i = 0; i < RBH_ENTRIES; i++)
+			if (!rbh_entry_free(bucket, i, key))
+				n[rbh_bit(bucket->keys[i], d)]++;
+	}
+	return rbh_buckets_for(n[0]) + rbh_buckets_for(n[1]);
+}
+
+static void rbh_split(struct rbh *rbh, struct rbh_bucket *old, u32 key,
+		      struct rbh_spares *spares)
+{
+	unsigned int depth, d = old->h.depth, half, i;
+	struct rbh_bucket __rcu **table = rbh_table_locked(rbh, &depth);
+	struct rbh_bucket *new[2];
+	u32 last = old->h.chain_key;
+	unsigned long first, nr;
+	struct rbh_fill fill;
+
+	/* Without a chain, nothing needs to go last */
+	if (!rbh_chain_locked(old, old))
+		last = rbh_free_key(key);
+
+	for (half = 0; half < 2; half++) {
+		new[half] = rbh_spare(spares);
+		rbh_bucket_init(new[half], d + 1, key);
+		fill.primary = new[half];
+		fill.tail = new[half];
+		rbh_fill_half(&fill, spares, old, key, d, half, last);
 	}
 
-	/* Deleted elements differ in their bottom bit */
-	for (i = 0; i < RBH_ENTRIES; i++) {
-		u32 bhash = bucket->rbh_hashes[i];
+	/* The first slot of @old's range, and the number of slots in it */
+	first = rbh_index(key, d) << (depth - d);
+	nr = 1UL << (depth - d);
+	for (i = 0; i < nr; i++)
+		rcu_assign_pointer(table[first + i], new[i >= nr / 2]);
 
-		if ((bhash & 1) == (hash & 1))
-			continue;
-		rcu_assign_pointer(bucket->rbh_slots[i], p);
-		/* This array is read under RCU */
-		WRITE_ONCE(bucket->rbh_hashes[i], hash);
+	WRITE_ONCE(old->h.flags, old->h.flags | RBH_DEAD);
+	/* Freed after a grace period, so unlocking it below is safe */
+	rbh_retire(old);
+	spin_unlock(&old->h.lock);
 
-		spin_unlock(&bucket->rbh_lock);
+	WRITE_ONCE(rbh->rbh_nr_buckets, rbh->rbh_nr_buckets + 1);
+	if (d + 1 == depth)
+		WRITE_ONCE(rbh->rbh_nr_deep, rbh->rbh_nr_deep + 2);
+}
+
+/*
+ * Double the table: slots 2i and 2i + 1 of the new table both point to
+ * the bucket in slot i of the old one.  The old table is freed after a
+ * grace period, once the caller has dropped its locks.
+ */
+static void rbh_grow(struct rbh *rbh, struct rbh_spares *spares)
+{
+	unsigned int depth;
+	struct rbh_bucket __rcu **old = rbh_table_locked(rbh, &depth);
+	struct rbh_bucket __rcu **new = spares->table;
+	unsigned long i;
+
+	for (i = 0; i < (1UL << depth); i++) {
+		struct rbh_bucket *bucket = rbh_slot_locked(rbh, old, i);
+
+		RCU_INIT_POINTER(new[2 * i], bucket);
+		RCU_INIT_POINTER(new[2 * i + 1], bucket);
+	}
+	spares->table = NULL;
+	spares->table_depth = 0;
+	spares->old_table = old;
+	rbh_publish_table(rbh, new, depth + 1);
+	WRITE_ONCE(rbh->rbh_nr_deep, 0);
+	WRITE_ONCE(rbh->rbh_grows, rbh->rbh_grows + 1);
+}
+
+/* Under the resize lock, or a hint without it. */
+static bool rbh_may_grow(const struct rbh *rbh, unsigned int depth)
+{
+	return depth < RBH_MAX_DEPTH &&
+		(2UL << depth) <= RBH_SLOTS_PER_BUCKET *
+				  (unsigned long)READ_ONCE(rbh->rbh_nr_buckets);
+}
+
+/* Could a full @bucket be split, as far as a lockless look tells? */
+static bool rbh_may_split(const struct rbh *rbh,
+			  const struct rbh_bucket *bucket)
+{
+	unsigned int depth;
+
+	rbh_untag(rbh_table_word(rbh), &depth);
+	return bucket->h.depth < depth || rbh_may_grow(rbh, depth);
+}
+
+static void rbh_shrink_worker(struct work_struct *work);
+
+/* The first table: two slots and two buckets of depth 1. */
+static int rbh_first_table(struct rbh *rbh, struct rbh_spares *spares)
+{
+	struct rbh_bucket __rcu **table = spares->table;
+	unsigned int i;
+
+	if (spares->nr < 2 || spares->table_depth != 1)
+		return 1;
+	for (i = 0; i < 2; i++) {
+		struct rbh_bucket *bucket = rbh_spare(spares);
+
+		rbh_bucket_init(bucket, 1, i ? BIT(31) : 0);
+		RCU_INIT_POINTER(table[i], bucket);
+	}
+	spares->table = NULL;
+	spares->table_depth = 0;
+	INIT_WORK(&rbh->rbh_shrink_work, rbh_shrink_worker);
+	WRITE_ONCE(rbh->rbh_nr_buckets, 2);
+	WRITE_ONCE(rbh->rbh_nr_deep, 2);
+	rbh_publish_table(rbh, table, 1);
+	return 0;
+}
+
+/*
+ * Make room for @key, or split its bucket because it is contended, with
+ * the resize lock held.  Needs memory from @spares.
+ * Return: 0 when the caller should try again, or 1 when @spares must be
+ * refilled to *@nr buckets and a table of depth *@table_depth.
+ */
+static int rbh_make_room_locked(struct rbh *rbh, u32 key, void *p,
+				bool contended, struct rbh_spares *spares,
+				unsigned int *nr, unsigned int *table_depth,
+				bool *placed)
+{
+	struct rbh_bucket *bucket, *spare;
+	unsigned int depth, d, needed;
+	enum rbh_place result;
+
+	if (!rbh->rbh_table) {
+		*nr = 2;
+		*table_depth = 1;
+		return rbh_first_table(rbh, spares);
+	}
+
+	bucket = rbh_bucket(rbh, key);
+	spin_lock(&bucket->h.lock);
+	rbh_untag(rbh->rbh_table, &depth);
+	d = bucket->h.depth;
+
+	if (contended) {
+		bucket->h.contention = 0;
+		if (rbh_chain_locked(bucket, bucket) ||
+		    bucket->h.count < 2 ||
+		    rbh_first_difference(bucket, key) != d ||
+		    (d == depth && !rbh_may_grow(rbh, depth)))
+			goto unlock;
+	} else {
+		spare = spares->nr ? rbh_spare(spares) : NULL;
+		result = rbh_place(bucket, key, p,
+				   d < depth || rbh_may_grow(rbh, depth),
+				   &spare);
+		if (spare)
+			rbh_spare_put(spares, spare);
+		if (result == RBH_PLACED) {
+			*placed = true;
+			goto unlock;
+		}
+		if (result == RBH_NEED_CHAIN) {
+			*nr = 1;
+			*table_depth = 0;
+			goto refill;
+		}
+	}
+
+	/*
+	 * Allocate everything first, so that a grow is always followed by
+	 * its split and an allocation failure changes nothing.
+	 */
+	needed = rbh_split_needs(bucket, key);
+	if (spares->nr < needed ||
+	    (d == depth && spares->table_depth != depth + 1)) {
+		*nr = needed;
+		*table_depth = d == depth ? depth + 1 : 0;
+		goto refill;
+	}
+	if (d == depth) {
+		/* One old table per call: start again after a second grow */
+		if (spares->old_table)
+			goto unlock;
+		rbh_grow(rbh, spares);
+	}
+	rbh_split(rbh, bucket, key, spares);
+	if (contended)
+		WRITE_ONCE(rbh->rbh_contention_splits,
+			   rbh->rbh_contention_splits + 1);
+	else
+		WRITE_ONCE(rbh->rbh_splits, rbh->rbh_splits + 1);
+	return 0;
+
+unlock:
+	spin_unlock(&bucket->h.lock);
+	return 0;
+refill:
+	spin_unlock(&bucket->h.lock);
+	return 1;
+}
+
+/*
+ * The slow path of insertion: allocate what is needed, then take the
+ * resize lock and use it.  Called without locks; sleeps.
+ * Return: 0 if the caller should retry the fast path, 1 if the entry was
+ * stored, or -ENOMEM.
+ */
+static int rbh_make_room(struct rbh *rbh, u32 key, void *p, bool contended)
+{
+	struct rbh_spares spares = { };
+	unsigned int nr = 0, table_depth = 0;
+	bool placed = false;
+	int err = 0;
+
+	for (;;) {
+		spin_lock(&rbh->rbh_resize_lock);
+		rcu_read_lock();
+		err = rbh_make_room_locked(rbh, key, p, contended, &spares,
+					   &nr, &table_depth, &placed);
 		rcu_read_unlock();
-		return 0;
+		spin_unlock(&rbh->rbh_resize_lock);
+		if (!err)
+			break;
+		err = rbh_spares_fill(&spares, nr, table_depth);
+		if (err)
+			break;
 	}
-
-	/* No space in this bucket */
-	spin_unlock(&bucket->rbh_lock);
-
-	err = rbh_split_bucket(rbh, bucket, hash, &state);
-	rcu_read_unlock();
+	rbh_spares_free(&spares);
 	if (err)
 		return err;
-	goto restart;
+	return placed;
+}
+
+static int rbh_add(struct rbh *rbh, u32 hash, void *p)
+{
+	u32 key = rbh_key(hash);
+	struct rbh_bucket *bucket;
+	bool contended = false;
+	enum rbh_place result;
+	int err;
+
+	might_sleep();
+	for (;;) {
+		rcu_read_lock();
+		bucket = rbh_lock_bucket(rbh, key, &contended);
+		result = RBH_NEED_SPLIT;
+		if (bucket) {
+			result = rbh_place(bucket, key, p,
+					   rbh_may_split(rbh, bucket), NULL);
+			spin_unlock(&bucket->h.lock);
+		}
+		rcu_read_unlock();
+
+		if (contended) {
+			/* A failure only means that the bucket stays whole */
+			rbh_make_room(rbh, key, NULL, true);
+			contended = false;
+		}
+		if (result == RBH_PLACED)
+			return 0;
+		err = rbh_make_room(rbh, key, p, false);
+		if (err)
+			return err < 0 ? err : 0;
+	}
 }
 
 /**
- * rbh_insert - Add a pointer to a rosebush.
+ * rbh_insert() - Store a pointer in a rosebush.
  * @rbh: The rosebush.
- * @hash: The hash value for this pointer.
- * @p: The pointer to add.
+ * @hash: The hash value of the object @p points to.
+ * @p: The pointer to store, which may not be NULL.
  *
- * Return: 0 on success, -ENOMEM if memory allocation fails,
- * -EINVAL if @p is NULL.
+ * Store @p under @hash.  Pointers are not unique: the same pointer may be
+ * stored under the same hash several times, and each copy must be removed
+ * on its own.  Lookups find @p as soon as this function returns.
+ *
+ * Context: Process context.  Takes and releases a bucket lock and maybe
+ * the resize lock; may sleep to allocate memory with GFP_KERNEL.
+ * Return: 0 on success, -EINVAL if @p is NULL, -ENOMEM if memory could not
+ * be allocated (nothing is then stored).
  */
 int rbh_insert(struct rbh *rbh, u32 hash, void *p)
 {
-	if (p == NULL)
+	if (!p)
 		return -EINVAL;
-	return __rbh_insert(rbh, hash, p);
+	return rbh_add(rbh, hash, p);
 }
-EXPORT_SYMBOL(rbh_insert);
+EXPORT_SYMBOL_GPL(rbh_insert);
 
 /**
- * rbh_remove - Remove a pointer from a rosebush.
- * @rbh: The rosebush.
- * @hash: The hash value for this pointer.
- * @p: The pointer to remove.
- *
- * Return: 0 on success, -ENOENT if this pointer could not be found.
- */
-int rbh_remove(struct rbh *rbh, u32 hash, void *p)
-{
-	struct rbh_bucket *bucket;
-	unsigned int i;
-	int err = -ENOENT;
-
-	rcu_read_lock();
-	bucket = lock_bucket(rbh, hash);
-	if (!bucket)
-		goto rcu_unlock;
-
-	for (i = 0; i < RBH_ENTRIES; i++) {
-		if (bucket->rbh_hashes[i] != hash)
-			continue;
-		if (rcu_dereference_protected(bucket->rbh_slots[i],
-				lockdep_is_held(&bucket->rbh_lock)) != p)
-			continue;
-		bucket->rbh_hashes[i] = ~hash;
-		/* Do not modify the slot */
-		err = 0;
-		break;
-	}
-
-	spin_unlock(&bucket->rbh_lock);
-rcu_unlock:
-	rcu_read_unlock();
-	return err;
-}
-EXPORT_SYMBOL(rbh_remove);
-
-/**
- * rbh_reserve - Reserve a slot in a rosebush for later use.
+ * rbh_reserve() - Reserve a slot in a rosebush for later use.
  * @rbh: The rosebush.
  * @hash: The hash value that will be used.
  *
- * Some callers need to take another lock before inserting an object
- * into the rosebush.  This function reserves space for them to do that.
- * A subsequent call to rbh_use() will not allocate memory.  If you find
- * that you do not need the reserved space any more, call rbh_remove(),
- * passing NULL as the pointer.
+ * Allocate the memory needed to store a pointer under @hash.  Fill the
+ * slot with rbh_use(), which cannot fail, or give it back with
+ * rbh_release().  Lookups skip the reserved slot until it is used.
  *
- * Return: 0 on success, -ENOMEM on failure.
+ * Context: Process context.  Takes and releases a bucket lock and maybe
+ * the resize lock; may sleep to allocate memory with GFP_KERNEL.
+ * Return: 0 on success, -ENOMEM if memory could not be allocated (nothing
+ * is then reserved).
  */
 int rbh_reserve(struct rbh *rbh, u32 hash)
 {
-	return __rbh_insert(rbh, hash, NULL);
+	return rbh_add(rbh, hash, NULL);
 }
-EXPORT_SYMBOL(rbh_reserve);
+EXPORT_SYMBOL_GPL(rbh_reserve);
+
+/*
+ * Find the entry (@key, @p) in the locked bucket @primary or its chain.
+ * Return: The bucket holding it, with its index in *@index, or NULL.
+ */
+static struct rbh_bucket *rbh_find_entry(struct rbh_bucket *primary, u32 key,
+					 const void *p, unsigned int *index)
+{
+	struct rbh_bucket *bucket = primary;
+	unsigned int i;
+
+	do {
+		for (i = 0; i < RBH_ENTRIES; i++) {
+			if (bucket->keys[i] != key ||
+			    rcu_access_pointer(bucket->slots[i]) != p)
+				continue;
+			*index = i;
+			return bucket;
+		}
+		if (bucket == primary && !rbh_chain_may_hold(primary, key))
+			break;
+		bucket = rbh_chain_locked(primary, bucket);
+	} while (bucket);
+	return NULL;
+}
+
+/*
+ * Unlink the empty buckets of @primary's chain.  Readers may still be
+ * walking them, so they are freed after a grace period.
+ */
+static void rbh_tidy_chain(struct rbh_bucket *primary)
+{
+	struct rbh_bucket *prev = primary, *bucket;
+
+	lockdep_assert_held(&primary->h.lock);
+	while ((bucket = rbh_chain_locked(primary, prev))) {
+		if (bucket->h.count) {
+			prev = bucket;
+			continue;
+		}
+		rcu_assign_pointer(prev->h.chain,
+				   rbh_chain_locked(primary, bucket));
+		kfree_rcu(bucket, h.rcu);
+	}
+	if (!rbh_chain_locked(primary, primary))
+		WRITE_ONCE(primary->h.flags, primary->h.flags & ~RBH_MIXED);
+}
+
+/* Might @bucket (locked) merge with its buddy? */
+static bool rbh_may_merge(const struct rbh_bucket *bucket)
+{
+	return bucket->h.depth >= 2 && bucket->h.count <= RBH_MERGE_MAX &&
+		!rcu_access_pointer(bucket->h.chain);
+}
+
+/*
+ * Might the locked @bucket, which holds @key, merge with its buddy?  A
+ * lockless look at the buddy saves taking the resize lock after most
+ * removals.  The caller holds the RCU read lock.
+ */
+static bool rbh_merge_likely(const struct rbh *rbh,
+			     const struct rbh_bucket *bucket, u32 key)
+{
+	unsigned int depth, d = bucket->h.depth;
+	struct rbh_bucket __rcu **table;
+	struct rbh_bucket *buddy;
+
+	if (!rbh_may_merge(bucket))
+		return false;
+	table = rbh_untag(rbh_table_word(rbh), &depth);
+	if (d > depth)
+		return false;
+	buddy = rcu_dereference(table[(rbh_index(key, d) ^ 1) << (depth - d)]);
+	return READ_ONCE(buddy->h.depth) == d &&
+		!rcu_access_pointer(buddy->h.chain) &&
+		bucket->h.count + READ_ONCE(buddy->h.count) <= RBH_MERGE_MAX;
+}
+
+/*
+ * Merge the bucket holding @key with its buddy, the bucket holding the
+ * keys that differ from it only in the last bit of its prefix, if they
+ * hold few enough entries; then try again one level up.  No memory is
+ * needed: the lower bucket takes the upper one's entries and slots.
+ * Called with the resize lock held.
+ */
+static void rbh_merge_locked(struct rbh *rbh, u32 key)
+{
+	unsigned int depth, d, i, j;
+	struct rbh_bucket __rcu **table = rbh_table_locked(rbh, &depth);
+	struct rbh_bucket *lo, *hi;
+	unsigned long first, nr;
+	u32 ref;
+
+	if (!table)
+		return;
+	for (;;) {
+		lo = rbh_slot_locked(rbh, table, rbh_index(key, depth));
+		d = READ_ONCE(lo->h.depth);
+		if (d < 2)
+			break;
+		/* The buddies' ranges, lower first */
+		first = (rbh_index(key, d) & ~1UL) << (depth - d);
+		nr = 1UL << (depth - d);
+		lo = rbh_slot_locked(rbh, table, first);
+		hi = rbh_slot_locked(rbh, table, first + nr);
+		if (lo == hi)
+			break;
+		spin_lock(&lo->h.lock);
+		spin_lock_nested(&hi->h.lock, SINGLE_DEPTH_NESTING);
+		if (lo->h.depth != d || hi->h.depth != d ||
+		    !rbh_may_merge(lo) || !rbh_may_merge(hi) ||
+		    lo->h.count + hi->h.count > RBH_MERGE_MAX) {
+			spin_unlock(&hi->h.lock);
+			spin_unlock(&lo->h.lock);
+			break;
+		}
+
+		/* Both buddies' keys share the top bit, as d >= 2 */
+		ref = (u32)(first << (32 - depth));
+		for (i = 0, j = 0; i < RBH_ENTRIES; i++) {
+			if (rbh_entry_free(hi, i, ref))
+				continue;
+			while (!rbh_entry_free(lo, j, ref))
+				j++;
+			rbh_set_entry(lo, j, hi->keys[i], rbh_slot(hi, hi, i));
+		}
+		WRITE_ONCE(lo->h.depth, d - 1);
+		for (i = 0; i < nr; i++)
+			rcu_assign_pointer(table[first + nr + i], lo);
+		WRITE_ONCE(hi->h.flags, hi->h.flags | RBH_DEAD);
+		spin_unlock(&hi->h.lock);
+		spin_unlock(&lo->h.lock);
+		kfree_rcu(hi, h.rcu);
+
+		WRITE_ONCE(rbh->rbh_nr_buckets, rbh->rbh_nr_buckets - 1);
+		if (d == depth)
+			WRITE_ONCE(rbh->rbh_nr_deep, rbh->rbh_nr_deep - 2);
+		WRITE_ONCE(rbh->rbh_merges, rbh->rbh_merges + 1);
+	}
+}
+
+/*
+ * Does the locked @primary have a chain although a third of a bucket would
+ * hold all its entries?  Entries never move from a chain back into its
+ * primary bucket (a reader walking the chain could miss them), so such a
+ * bucket is replaced by a new one holding everything, after which it may
+ * merge.
+ */
+static bool rbh_fold_likely(struct rbh_bucket *primary)
+{
+	struct rbh_bucket *bucket = primary;
+	unsigned int total = 0;
+
+	if (!rcu_access_pointer(primary->h.chain))
+		return false;
+	for (; bucket; bucket = rbh_chain_locked(primary, bucket)) {
+		total += bucket->h.count;
+		if (total > RBH_MERGE_MAX)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Replace the bucket holding @key and its chain by @new, if they still
+ * fit in a third of a bucket.  Called with the resize lock held.
+ * Return: @new if it was not used.
+ */
+static struct rbh_bucket *rbh_fold_locked(struct rbh *rbh, u32 key,
+					  struct rbh_bucket *new)
+{
+	unsigned int depth, d, i;
+	struct rbh_bucket __rcu **table = rbh_table_locked(rbh, &depth);
+	struct rbh_bucket *old, *bucket;
+	unsigned long first, nr;
+	struct rbh_fill fill;
+
+	old = rbh_slot_locked(rbh, table, rbh_index(key, depth));
+	spin_lock(&old->h.lock);
+	if (!rbh_fold_likely(old)) {
+		spin_unlock(&old->h.lock);
+		return new;
+	}
+
+	d = old->h.depth;
+	rbh_bucket_init(new, d, key);
+	fill.primary = new;
+	fill.tail = new;
+	for (bucket = old; bucket; bucket = rbh_chain_locked(old, bucket)) {
+		for (i = 0; i < RBH_ENTRIES; i++)
+			if (!rbh_entry_free(bucket, i, key))
+				rbh_fill_add(&fill, NULL, bucket->keys[i],
+					     rbh_slot(old, bucket, i));
+	}
+
+	first = rbh_index(key, d) << (depth - d);
+	nr = 1UL << (depth - d);
+	for (i = 0; i < nr; i++)
+		rcu_assign_pointer(table[first + i], new);
+	WRITE_ONCE(old->h.flags, old->h.flags | RBH_DEAD);
+	rbh_retire(old);
+	spin_unlock(&old->h.lock);
+	return NULL;
+}
+
+/* Free a table retired by a halving in atomic context. */
+static void rbh_retired_free(struct rcu_head *head)
+{
+	struct rbh *rbh = container_of(head, struct rbh, rbh_rcu);
+	void *table = rbh->rbh_retired;
+
+	WRITE_ONCE(rbh->rbh_retired, NULL);
+	kvfree(table);
+}
+
+enum rbh_halve {
+	RBH_HALVED,
+	RBH_HALVE_NOT_NEEDED,
+	RBH_HALVE_NO_MEMORY,
+	RBH_HALVE_BUSY,		/* The last retired table is not free yet */
+};
+
+/*
+ * Halve the table if no bucket is as deep as it.  Slot i of the new table
+ * is slot 2i of the old one, which slot 2i + 1 shares.  With @gfp that
+ * may sleep, the old table is freed after synchronize_rcu(); otherwise
+ * through the rosebush's rcu_head, of which there is only one.
+ */
+static enum rbh_halve rbh_halve(struct rbh *rbh, gfp_t gfp)
+{
+	bool atomic = !gfpflags_allow_blocking(gfp);
+	struct rbh_bucket __rcu **old, **new;
+	unsigned int depth, want, deep = 0;
+	unsigned long i;
+
+	spin_lock(&rbh->rbh_resize_lock);
+	old = rbh_table_locked(rbh, &depth);
+	want = depth;
+	spin_unlock(&rbh->rbh_resize_lock);
+	if (!old || depth < 2)
+		return RBH_HALVE_NOT_NEEDED;
+
+	new = rbh_alloc_table(want - 1, gfp | __GFP_NOWARN);
+	if (!new)
+		return RBH_HALVE_NO_MEMORY;
+
+	spin_lock(&rbh->rbh_resize_lock);
+	old = rbh_table_locked(rbh, &depth);
+	if (!old || depth != want || rbh->rbh_nr_deep) {
+		spin_unlock(&rbh->rbh_resize_lock);
+		kvfree(new);
+		return RBH_HALVE_NOT_NEEDED;
+	}
+	if (atomic && READ_ONCE(rbh->rbh_retired)) {
+		spin_unlock(&rbh->rbh_resize_lock);
+		kvfree(new);
+		return RBH_HALVE_BUSY;
+	}
+	for (i = 0; i < (1UL << (depth - 1)); i++) {
+		struct rbh_bucket *bucket = rbh_slot_locked(rbh, old, 2 * i);
+
+		RCU_INIT_POINTER(new[i], bucket);
+		if (bucket->h.depth == depth - 1)
+			deep++;
+	}
+	WRITE_ONCE(rbh->rbh_nr_deep, deep);
+	rbh_publish_table(rbh, new, depth - 1);
+	WRITE_ONCE(rbh->rbh_shrinks, rbh->rbh_shrinks + 1);
+	if (atomic) {
+		WRITE_ONCE(rbh->rbh_retired, old);
+		call_rcu(&rbh->rbh_rcu, rbh_retired_free);
+	}
+	spin_unlock(&rbh->rbh_resize_lock);
+
+	if (!atomic) {
+		synchronize_rcu();
+		kvfree(old);
+	}
+	return RBH_HALVED;
+}
+
+/* Tables larger than this are not worth trying to allocate atomically. */
+#define RBH_ATOMIC_TABLE_BYTES	(PAGE_SIZE << PAGE_ALLOC_COSTLY_ORDER)
+
+/* Is the table deeper than any bucket? */
+static bool rbh_halve_wanted(const struct rbh *rbh)
+{
+	unsigned int depth;
+
+	rbh_untag(rbh_table_word(rbh), &depth);
+	return depth > 1 && !READ_ONCE(rbh->rbh_nr_deep);
+}
+
+/*
+ * After a removal from the bucket holding @key: replace it and its chain
+ * by a single bucket if @fold, merge it with its buddy if @merge, then
+ * halve the table if it can be.  This may not sleep: a
+ * table that cannot be allocated without sleeping is left to a work item;
+ * a small one that cannot be allocated at all is tried again after the
+ * next removal.
+ */
+static void rbh_shrink(struct rbh *rbh, u32 key, bool fold, bool merge)
+{
+	struct rbh_bucket *new = NULL;
+	unsigned int depth;
+
+	if (fold)
+		new = rbh_alloc_bucket(GFP_NOWAIT | __GFP_NOWARN);
+	if (new || merge) {
+		spin_lock(&rbh->rbh_resize_lock);
+		rcu_read_lock();
+		if (new)
+			new = rbh_fold_locked(rbh, key, new);
+		rbh_merge_locked(rbh, key);
+		rcu_read_unlock();
+		spin_unlock(&rbh->rbh_resize_lock);
+		kfree(new);
+	}
+	/* The work item, if queued, will do it */
+	if (!rbh_halve_wanted(rbh) || work_pending(&rbh->rbh_shrink_work))
+		return;
+
+	rbh_untag(rbh_table_word(rbh), &depth);
+	if (rbh_table_bytes(depth - 1) > RBH_ATOMIC_TABLE_BYTES) {
+		schedule_work(&rbh->rbh_shrink_work);
+		return;
+	}
+
+	switch (rbh_halve(rbh, GFP_NOWAIT)) {
+	case RBH_HALVED:
+	case RBH_HALVE_NOT_NEEDED:
+		break;
+	case RBH_HALVE_NO_MEMORY:
+		break;
+	case RBH_HALVE_BUSY:
+		schedule_work(&rbh->rbh_shrink_work);
+		break;
+	}
+}
+
+/* Halve the table as far as it will go, in process context. */
+static void rbh_shrink_worker(struct work_struct *work)
+{
+	struct rbh *rbh = container_of(work, struct rbh, rbh_shrink_work);
+
+	while (rbh_halve(rbh, GFP_KERNEL) == RBH_HALVED)
+		cond_resched();
+}
+
+/* Remove the entry at @index of @bucket, which is @primary or in its chain. */
+static void rbh_remove_entry(struct rbh_bucket *primary,
+			     struct rbh_bucket *bucket, unsigned int index,
+			     bool tidy)
+{
+	rbh_clear_entry(bucket, index);
+	if (bucket != primary && !bucket->h.count && tidy)
+		rbh_tidy_chain(primary);
+}
 
 /**
- * rbh_use - Use a reserved slot in a rosebush.
+ * rbh_remove() - Remove a pointer from a rosebush.
  * @rbh: The rosebush.
- * @hash: The hash value for this pointer.
- * @p: The pointer to add.
+ * @hash: The hash value the pointer was stored under.
+ * @p: The pointer to remove, or NULL to release a reservation.
  *
- * Return: 0 on success, -EINVAL if @p is NULL,
- * -ENOENT if no reserved slot could be found.
+ * Remove one copy of @p stored under @hash.  Lookups that are already
+ * running may still return @p, so free the object it points to only after
+ * an RCU grace period (e.g. with kfree_rcu()).
+ *
+ * Context: Process context.  Takes and releases a bucket lock and maybe
+ * the resize lock.  Does not sleep.
+ * Return: 0 on success, -ENOENT if @p is not stored under @hash.
+ */
+int rbh_remove(struct rbh *rbh, u32 hash, void *p)
+{
+	u32 key = rbh_key(hash);
+	struct rbh_bucket *primary, *bucket;
+	unsigned int index;
+	bool fold, merge;
+
+	rcu_read_lock();
+	primary = rbh_lock_bucket(rbh, key, NULL);
+	if (!primary) {
+		rcu_read_unlock();
+		return -ENOENT;
+	}
+	bucket = rbh_find_entry(primary, key, p, &index);
+	if (!bucket) {
+		spin_unlock(&primary->h.lock);
+		rcu_read_unlock();
+		return -ENOENT;
+	}
+	rbh_remove_entry(primary, bucket, index, true);
+	fold = rbh_fold_likely(primary);
+	merge = rbh_merge_likely(rbh, primary, key);
+	spin_unlock(&primary->h.lock);
+	rcu_read_unlock();
+
+	rbh_shrink(rbh, key, fold, merge);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(rbh_remove);
+
+/**
+ * rbh_use() - Use a reserved slot in a rosebush.
+ * @rbh: The rosebush.
+ * @hash: The hash value that was reserved.
+ * @p: The pointer to store, which may not be NULL.
+ *
+ * Fill a slot that rbh_reserve() reserved for @hash.  This does not
+ * allocate memory, so it does not fail if the slot was reserved.
+ *
+ * Context: Process context.  Takes and releases a bucket lock.  Does not
+ * sleep.
+ * Return: 0 on success, -EINVAL if @p is NULL, -ENOENT if no slot was
+ * reserved for @hash.
  */
 int rbh_use(struct rbh *rbh, u32 hash, void *p)
 {
-	struct rbh_bucket *bucket;
-	unsigned int i;
+	u32 key = rbh_key(hash);
+	struct rbh_bucket *primary, *bucket;
+	unsigned int index;
 	int err = -ENOENT;
 
+	if (!p)
+		return -EINVAL;
 	rcu_read_lock();
-	bucket = lock_bucket(rbh, hash);
-	if (!bucket)
-		goto rcu_unlock;
-
-	for (i = 0; i < RBH_ENTRIES; i++) {
-		if (bucket->rbh_hashes[i] != hash)
-			continue;
-		if (bucket->rbh_slots[i] != NULL)
-			continue;
-		rcu_assign_pointer(bucket->rbh_slots[i], p);
-		err = 0;
-		break;
+	primary = rbh_lock_bucket(rbh, key, NULL);
+	if (primary) {
+		bucket = rbh_find_entry(primary, key, NULL, &index);
+		if (bucket) {
+			/* Pairs with rcu_dereference() in rbh_next() */
+			rcu_assign_pointer(bucket->slots[index], p);
+			err = 0;
+		}
+		spin_unlock(&primary->h.lock);
 	}
-
-	spin_unlock(&bucket->rbh_lock);
-rcu_unlock:
 	rcu_read_unlock();
 	return err;
 }
-EXPORT_SYMBOL(rbh_use);
+EXPORT_SYMBOL_GPL(rbh_use);
 
 /**
- * rbh_next - Find the next entry matching this hash
- * @rbhi: The rosebush iterator.
+ * rbh_next() - Return the next pointer stored under the iterator's hash.
+ * @rbhi: The iterator, from RBH_ITER().
  *
- * Return: NULL if there are no more matching hash values, otherwise
- * the next pointer.
+ * Every pointer that was stored under the hash before the iteration began
+ * and is still stored after it ends is returned, even if the table
+ * changes shape in the meantime.  Pointers stored under other hashes,
+ * pointers removed during the iteration, and a pointer twice may be
+ * returned as well: check that the object matches.
+ *
+ * Context: RCU read lock held, or the iterator was locked with
+ * rbh_iter_lock().  Does not sleep.
+ * Return: The next pointer, or NULL when there are no more.
  */
 void *rbh_next(struct rbh_iter *rbhi)
 {
-	struct table_mask state;
-	struct rbh_bucket *bucket = rbhi->bucket;
+	struct rbh_bucket *bucket = rbhi->bucket, *next;
 	void *p;
 
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "iteration without the RCU read lock");
+	if (rbhi->index > RBH_ENTRIES)
+		return NULL;
 	if (!bucket) {
-		bucket = get_bucket(rbhi->rbh, rbhi->hash, &state);
+		rbhi->key = rbh_key(rbhi->hash);
+		bucket = rbhi->locked ?: rbh_bucket(rbhi->rbh, rbhi->key);
 		if (!bucket)
-			return NULL;
+			goto done;
 		rbhi->bucket = bucket;
-		rbhi->index = UINT_MAX;
+		rbhi->index = 0;
+		rbhi->in_chain = false;
 	}
 
-	while (++rbhi->index < RBH_ENTRIES) {
-		if (READ_ONCE(bucket->rbh_hashes[rbhi->index]) != rbhi->hash)
-			continue;
-		p = rcu_dereference(bucket->rbh_slots[rbhi->index]);
-		if (p)
-			return p;
-	}
+	for (;;) {
+		while (rbhi->index < RBH_ENTRIES) {
+			unsigned int i = rbhi->index++;
 
+			/* Pairs with smp_store_release() in rbh_set_entry() */
+			if (smp_load_acquire(&bucket->keys[i]) != rbhi->key)
+				continue;
+			p = rcu_dereference(bucket->slots[i]);
+			if (p)
+				return p;
+		}
+		if (!rbhi->in_chain) {
+			if (!rbh_chain_may_hold(bucket, rbhi->key))
+				goto done;
+			rbhi->in_chain = true;
+			/*
+			 * Entries move from the primary bucket into the
+			 * chain, never back.  Pairs with smp_wmb() in
+			 * rbh_place().
+			 */
+			smp_rmb();
+		}
+		next = rcu_dereference(bucket->h.chain);
+		if (!next)
+			goto done;
+		rbhi->bucket = next;
+		bucket = next;
+		rbhi->index = 0;
+	}
+done:
+	rbhi->index = RBH_ENTRIES + 1;
 	return NULL;
 }
-EXPORT_SYMBOL(rbh_next);
+EXPORT_SYMBOL_GPL(rbh_next);
 
 /**
- * rbh_destroy - Destroy a rosebush
- * @rbh: The rosebush to destroy
+ * rbh_iter_lock() - Lock the bucket holding the iterator's hash.
+ * @rbhi: The iterator, from RBH_ITER().
  *
- * The caller must ensure that no other threads will simultaneously
- * attempt to use the rosebush.
+ * While the bucket is locked, nothing can be stored under the hash or
+ * removed from it except through this iterator, and rbh_next() returns
+ * exactly the pointers stored under the hash (and maybe some stored under
+ * other hashes).  Unlock with rbh_iter_unlock().  Until then, call no
+ * other rosebush function except rbh_next() and rbh_iter_remove() on this
+ * iterator, on this rosebush or any other: they may need the same lock.
+ *
+ * Context: Process context.  Takes the RCU read lock and a bucket lock.
+ */
+void rbh_iter_lock(struct rbh_iter *rbhi)
+	__acquires(RCU)
+{
+	rcu_read_lock();
+	rbhi->key = rbh_key(rbhi->hash);
+	rbhi->locked = rbh_lock_bucket(rbhi->rbh, rbhi->key, NULL);
+	rbhi->bucket = NULL;
+	rbhi->index = 0;
+	rbhi->removed = false;
+}
+EXPORT_SYMBOL_GPL(rbh_iter_lock);
+
+/**
+ * rbh_iter_remove() - Remove the pointer the iterator just returned.
+ * @rbhi: The iterator, locked with rbh_iter_lock().
+ * @p: The pointer rbh_next() just returned.
+ *
+ * Context: Between rbh_iter_lock() and rbh_iter_unlock().  Does not sleep.
+ */
+void rbh_iter_remove(struct rbh_iter *rbhi, void *p)
+{
+	struct rbh_bucket *bucket = rbhi->bucket;
+	unsigned int i = rbhi->index - 1;
+
+	if (WARN_ON_ONCE(!rbhi->locked || !bucket || !rbhi->index ||
+			 rbhi->index > RBH_ENTRIES))
+		return;
+	lockdep_assert_held(&rbhi->locked->h.lock);
+	if (WARN_ON_ONCE(bucket->keys[i] != rbhi->key ||
+			 rcu_access_pointer(bucket->slots[i]) != p || !p))
+		return;
+	/* The iterator may stand in an emptied chain bucket: tidy later */
+	rbh_remove_entry(rbhi->locked, bucket, i, false);
+	rbhi->removed = true;
+}
+EXPORT_SYMBOL_GPL(rbh_iter_remove);
+
+/**
+ * rbh_iter_unlock() - Unlock the iterator's bucket.
+ * @rbhi: The iterator, locked with rbh_iter_lock().
+ *
+ * Context: Process context.  Releases the bucket lock and the RCU read
+ * lock taken by rbh_iter_lock(); may take the resize lock.  Does not sleep.
+ */
+void rbh_iter_unlock(struct rbh_iter *rbhi)
+	__releases(RCU)
+{
+	struct rbh_bucket *primary = rbhi->locked;
+	bool fold = false, merge = false;
+
+	if (primary) {
+		if (rbhi->removed) {
+			rbh_tidy_chain(primary);
+			fold = rbh_fold_likely(primary);
+			merge = rbh_merge_likely(rbhi->rbh, primary,
+						 rbhi->key);
+		}
+		spin_unlock(&primary->h.lock);
+	}
+	rcu_read_unlock();
+	rbhi->locked = NULL;
+	rbhi->bucket = NULL;
+	rbhi->index = RBH_ENTRIES + 1;
+	if (rbhi->removed)
+		rbh_shrink(rbhi->rbh, rbhi->key, fold, merge);
+}
+EXPORT_SYMBOL_GPL(rbh_iter_unlock);
+
+/**
+ * rbh_init() - Initialise a rosebush.
+ * @rbh: The rosebush.
+ *
+ * Initialise a rosebush embedded in another structure; one defined with
+ * DEFINE_ROSEBUSH() is already initialised.  It holds no memory until
+ * the first rbh_insert() or rbh_reserve().
+ *
+ * Context: Any context.
+ */
+void rbh_init(struct rbh *rbh)
+{
+	memset(rbh, 0, sizeof(*rbh));
+	spin_lock_init(&rbh->rbh_resize_lock);
+}
+EXPORT_SYMBOL_GPL(rbh_init);
+
+/*
+ * Walking the primary buckets of a table of depth @depth: the bucket in
+ * slot @i, which the caller's RCU read lock or ownership of the rosebush
+ * protects, a key in its range, and the slot of the next bucket.
+ */
+static struct rbh_bucket *rbh_walk(struct rbh_bucket __rcu **table,
+				   unsigned int depth, unsigned long i,
+				   u32 *ref)
+{
+	*ref = (u32)(i << (32 - depth));
+	return rcu_dereference_check(table[i], 1);
+}
+
+static unsigned long rbh_walk_next(struct rbh_bucket *bucket,
+				   unsigned int depth, unsigned long i)
+{
+	unsigned int d = READ_ONCE(bucket->h.depth);
+
+	/*
+	 * A merge may have made the bucket larger since slot @i was read:
+	 * step to the end of its aligned range, not @i plus its size.
+	 */
+	return (i | ((1UL << (depth - min(d, depth))) - 1)) + 1;
+}
+
+/**
+ * rbh_empty() - Is the rosebush empty?
+ * @rbh: The rosebush.
+ *
+ * The answer may be out of date by the time it is returned if the
+ * rosebush is being changed.  It takes time proportional to the size of
+ * the table.
+ *
+ * Context: Any context.  Takes the RCU read lock.
+ * Return: true if nothing is stored and nothing is reserved in @rbh.
+ */
+bool rbh_empty(const struct rbh *rbh)
+{
+	struct rbh_bucket __rcu **table;
+	struct rbh_bucket *primary, *bucket;
+	unsigned int depth;
+	unsigned long i;
+	bool empty = true;
+	u32 ref;
+
+	rcu_read_lock();
+	table = rbh_untag(rbh_table_word(rbh), &depth);
+	if (table) {
+		for (i = 0; i < (1UL << depth);
+		     i = rbh_walk_next(primary, depth, i)) {
+			primary = rbh_walk(table, depth, i, &ref);
+			for (bucket = primary; bucket;
+			     bucket = rcu_dereference(bucket->h.chain))
+				if (READ_ONCE(bucket->h.count))
+					empty = false;
+			if (!empty)
+				break;
+		}
+	}
+	rcu_read_unlock();
+	return empty;
+}
+EXPORT_SYMBOL_GPL(rbh_empty);
+
+/* Count the entries and reservations of one bucket into @stats. */
+static unsigned int rbh_stats_bucket(struct rbh_bucket *bucket, u32 ref,
+				     struct rbh_stats *stats)
+{
+	unsigned int i, used = 0;
+
+	stats->bytes += RBH_BUCKET_SIZE;
+	for (i = 0; i < RBH_ENTRIES; i++) {
+		if ((READ_ONCE(bucket->keys[i]) ^ ref) & BIT(31))
+			continue;
+		used++;
+		if (rcu_access_pointer(bucket->slots[i]))
+			stats->entries++;
+		else
+			stats->reserved++;
+	}
+	return used;
+}
+
+/**
+ * rbh_stats() - Describe the shape of a rosebush.
+ * @rbh: The rosebush.
+ * @stats: Where to store the description.
+ *
+ * If the rosebush is being changed, the snapshot may be inconsistent.  It
+ * takes time proportional to the size of the rosebush, all of it under
+ * the RCU read lock.
+ *
+ * Context: Process context.  Takes the RCU read lock.
+ */
+void rbh_stats(struct rbh *rbh, struct rbh_stats *stats)
+{
+	struct rbh_bucket __rcu **table;
+	struct rbh_bucket *primary, *bucket;
+	unsigned int depth, used;
+	unsigned long i;
+	u32 ref;
+
+	memset(stats, 0, sizeof(*stats));
+	stats->bucket_capacity = RBH_ENTRIES;
+	stats->grows = READ_ONCE(rbh->rbh_grows);
+	stats->shrinks = READ_ONCE(rbh->rbh_shrinks);
+	stats->splits = READ_ONCE(rbh->rbh_splits);
+	stats->contention_splits = READ_ONCE(rbh->rbh_contention_splits);
+	stats->merges = READ_ONCE(rbh->rbh_merges);
+
+	rcu_read_lock();
+	table = rbh_untag(rbh_table_word(rbh), &depth);
+	if (table) {
+		stats->table_slots = 1UL << depth;
+		stats->bytes = rbh_table_bytes(depth);
+		for (i = 0; i < (1UL << depth);
+		     i = rbh_walk_next(primary, depth, i)) {
+			primary = rbh_walk(table, depth, i, &ref);
+			stats->buckets++;
+			used = rbh_stats_bucket(primary, ref, stats);
+			stats->occupancy[min_t(unsigned int, used, RBH_ENTRIES)]++;
+			bucket = primary;
+			while ((bucket = rcu_dereference(bucket->h.chain))) {
+				stats->overflow_buckets++;
+				rbh_stats_bucket(bucket, ref, stats);
+			}
+		}
+	}
+	rcu_read_unlock();
+}
+EXPORT_SYMBOL_GPL(rbh_stats);
+
+/*
+ * Destroying a rosebush that is in use is a caller bug: warn if someone
+ * holds one of its locks.
+ */
+static void rbh_check_idle(spinlock_t *lock)
+{
+	if (WARN_ON_ONCE(!spin_trylock(lock)))
+		return;
+	spin_unlock(lock);
+}
+
+/* Free every bucket and the table; the caller owns the rosebush. */
+static void rbh_free_all(struct rbh *rbh,
+			 void (*free_fn)(void *ptr, void *arg), void *arg)
+{
+	struct rbh_bucket __rcu **table;
+	struct rbh_bucket *primary, *bucket, *next;
+	unsigned int depth, i;
+	unsigned long index;
+	u32 ref;
+
+	if (!rbh->rbh_table)
+		return;
+	/* No merge may queue the worker now: the caller owns the rosebush */
+	cancel_work_sync(&rbh->rbh_shrink_work);
+	rbh_check_idle(&rbh->rbh_resize_lock);
+	if (READ_ONCE(rbh->rbh_retired))
+		rcu_barrier();
+	table = rbh_untag(rbh->rbh_table, &depth);
+
+	for (index = 0; free_fn && index < (1UL << depth);
+	     index = rbh_walk_next(primary, depth, index)) {
+		primary = rbh_walk(table, depth, index, &ref);
+		for (bucket = primary; bucket;
+		     bucket = rcu_dereference_protected(bucket->h.chain, 1)) {
+			for (i = 0; i < RBH_ENTRIES; i++) {
+				void *p = rcu_dereference_protected(bucket->slots[i], 1);
+
+				if (!rbh_entry_free(bucket, i, ref) && p)
+					free_fn(p, arg);
+			}
+		}
+		cond_resched();
+	}
+
+	for (index = 0; index < (1UL << depth);
+	     index = rbh_walk_next(primary, depth, index)) {
+		primary = rbh_walk(table, depth, index, &ref);
+		rbh_check_idle(&primary->h.lock);
+		/* The bucket's depth is needed to step to the next one */
+		bucket = rcu_dereference_protected(primary->h.chain, 1);
+		for (; bucket; bucket = next) {
+			next = rcu_dereference_protected(bucket->h.chain, 1);
+			kfree(bucket);
+		}
+		RCU_INIT_POINTER(primary->h.chain, NULL);
+	}
+	for (index = 0; index < (1UL << depth); ) {
+		primary = rcu_dereference_protected(table[index], 1);
+		index += 1UL << (depth - primary->h.depth);
+		kfree(primary);
+	}
+	kvfree(table);
+	rbh_init(rbh);
+}
+
+/**
+ * rbh_destroy() - Free all memory used by a rosebush.
+ * @rbh: The rosebush.
+ *
+ * The pointers stored in the rosebush are forgotten, not freed: see
+ * rbh_free_and_destroy().  The rosebush is left empty and may be used
+ * again.  Nobody else may use it during or after the call, and RCU
+ * readers must be done with it, for example after synchronize_rcu().
+ *
+ * Context: Process context.  May sleep.
  */
 void rbh_destroy(struct rbh *rbh)
 {
-	unsigned long tagged = rbh->rbh_table;
-	struct rbh_table *table = (struct rbh_table *)(tagged & (tagged + 1));
-	u32 mask = tagged - (unsigned long)table;
-	u32 i, j, k;
-
-	for (i = 0; i <= mask; i++) {
-		struct rbh_bucket __rcu *bucket;
-
-		bucket = table->buckets[i];
-		if (!bucket)
-			continue;
-		kfree((void __force *)bucket);
-		for (j = (mask + 1) / 2; j > 0; j /= 2) {
-			if (table->buckets[i ^ j] == bucket)
-				continue;
-			j *= 2;
-			break;
-		}
-		k = i;
-		do {
-			table->buckets[k] = NULL;
-			k += j;
-		} while (k < mask && table->buckets[k] == bucket);
-	}
-
-	kfree(table);
-	rbh->rbh_table = 0;
+	might_sleep();
+	rbh_free_all(rbh, NULL, NULL);
 }
+EXPORT_SYMBOL_GPL(rbh_destroy);
 
-#ifndef __KERNEL__
-static void dump_bucket(struct rbh_bucket *bucket, unsigned bnr)
-{
-	unsigned i;
-
-	printk("bucket:%p index:%d rbh:%p\n", bucket, bnr, bucket->rbh);
-	for (i = 0; i < RBH_ENTRIES; i++) {
-		printk("hash:%x entry:%p (%x)\n", bucket->rbh_hashes[i],
-			bucket->rbh_slots[i], bucket->rbh_hashes[i] * 2 + 1);
-	}
-}
-
-static void rbh_dump(struct rbh *rbh)
-{
-	unsigned long tagged = READ_ONCE(rbh->rbh_table);
-	struct rbh_table *table;
-	u32 mask, i;
-
-	table = (struct rbh_table *)(tagged & (tagged + 1));
-	mask = tagged - (unsigned long)table;
-
-	printk("rosebush %p has %d buckets in table %p\n", rbh, mask + 1, table);
-
-	if (mask == 1) {
-		dump_bucket((struct rbh_bucket *)table, 0);
-		dump_bucket((struct rbh_bucket *)table + 1, 1);
-	} else {
-		for (i = 0; i <= mask; i++)
-			dump_bucket(table->buckets[i], i);
-	}
-}
-#endif
-
-/*
- * TODO:
- * * convert the dcache
- * * 2 byte hashes in the bucket.  Once the table has 2^17 buckets, we can
- *   use 10 bytes per entry instead of 12 (24 entries/bucket instead of 20)
- * * 1 byte hashes in the bucket.  Once the table has 2^25 buckets, we can
- *   use 9 bytes per entry instead of 10 (26 entries/bucket instead of 24)
+/**
+ * rbh_free_and_destroy() - Free all pointers and memory of a rosebush.
+ * @rbh: The rosebush.
+ * @free_fn: Called once for every pointer stored (so twice for a pointer
+ *	stored twice), with @arg.  Not called for reservations.
+ * @arg: Passed to @free_fn.
+ *
+ * Like rbh_destroy(), but first hands every stored pointer to @free_fn,
+ * which is called without locks held and may sleep.
+ *
+ * Context: Process context.  May sleep.
  */
+void rbh_free_and_destroy(struct rbh *rbh,
+			  void (*free_fn)(void *ptr, void *arg), void *arg)
+{
+	might_sleep();
+	rbh_free_all(rbh, free_fn, arg);
+}
+EXPORT_SYMBOL_GPL(rbh_free_and_destroy);

@@ -1,132 +1,2750 @@
 // SPDX-License-Identifier: GPL-2.0+
-#include <linux/rosebush.h>
-#include <kunit/test.h>
+/*
+ * KUnit tests for the rosebush hash table (lib/rosebush.c).
+ *
+ * The tests use only the API in <linux/rosebush.h>, plus the two
+ * allocation hooks it declares for this suite, rbh_alloc_bucket() and
+ * rbh_alloc_table(), which they redirect (kunit/static_stub.h) to make
+ * chosen allocations fail.  Most stored pointers are fake values made by
+ * rbh_test_ptr(): the rosebush never dereferences what it stores.  Every
+ * case creates its own rosebush and destroys it before it returns.
+ *
+ * With nobody changing it, a rosebush is checked more strictly than the
+ * iteration guarantee requires: rbh_next() must return exactly the
+ * pointers stored under the hash, each as often as it is stored.  The
+ * concurrent cases rely on the guarantee alone.
+ *
+ * The cases that use random numbers print their seed.  Boot with
+ * test_rosebush.seed=N (or load the module with seed=N) to change it.
+ */
 
-static void iter_rbh(struct kunit *test, struct rbh *rbh, u32 hash, void *p)
+#include <kunit/static_stub.h>
+#include <kunit/test.h>
+#include <linux/atomic.h>
+#include <linux/bitops.h>
+#include <linux/completion.h>
+#include <linux/err.h>
+#include <linux/errno.h>
+#include <linux/gfp.h>
+#include <linux/hash.h>
+#include <linux/kthread.h>
+#include <linux/log2.h>
+#include <linux/minmax.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/prandom.h>
+#include <linux/rcupdate.h>
+#include <linux/rosebush.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/sprintf.h>
+#include <linux/string.h>
+
+/* The hash shared by the entries of the equal-hash tests. */
+#define RBH_TEST_FLOOD		0x5eed0f1dU
+/* A walk returning more pointers than this is taken to be endless. */
+#define RBH_TEST_WALK_LIMIT	(4UL * 1024 * 1024)
+/* Length of the occupancy histogram printed by rbh_test_print_stats(). */
+#define RBH_TEST_HIST_LEN	400
+
+static unsigned long rbh_test_seed = 0x726f7365;	/* "rose" */
+module_param_named(seed, rbh_test_seed, ulong, 0444);
+MODULE_PARM_DESC(seed, "Seed for the cases that use random numbers");
+
+/*
+ * Test values.  rbh_test_ptr(id) is the pointer stored for entry @id:
+ * never NULL, and never dereferenced by the rosebush.
+ */
+static void *rbh_test_ptr(unsigned long id)
+{
+	return (void *)((id << 2) | 2);
+}
+
+/* Decode a pointer made by rbh_test_ptr(); false if it is not one. */
+static bool rbh_test_ptr_id(const void *p, unsigned long *id)
+{
+	unsigned long v = (unsigned long)p;
+
+	*id = v >> 2;
+	return (v & 3) == 2;
+}
+
+/*
+ * The hash whose key is @key.  The design mixes a hash into a key by
+ * multiplying it by GOLDEN_RATIO_32, so multiplying by the inverse lets a
+ * test aim entries at one part of the table.  Only the shape the test
+ * reaches depends on this, not what it checks.
+ */
+static u32 rbh_test_hash_of_key(u32 key)
+{
+	u32 inverse = GOLDEN_RATIO_32;
+	int i;
+
+	/* Newton's iteration doubles the number of correct low bits. */
+	for (i = 0; i < 5; i++)
+		inverse *= 2 - GOLDEN_RATIO_32 * inverse;
+	return key * inverse;
+}
+
+KUNIT_DEFINE_ACTION_WRAPPER(rbh_test_destroy_action, rbh_destroy, struct rbh *);
+
+/*
+ * A new rosebush, initialised with rbh_init().  If the case stops early
+ * (a failed KUNIT_ASSERT), KUnit destroys it.
+ */
+static struct rbh *rbh_test_new(struct kunit *test)
+{
+	struct rbh *rbh = kunit_kzalloc(test, sizeof(*rbh), GFP_KERNEL);
+	int err;
+
+	KUNIT_ASSERT_NOT_NULL(test, rbh);
+	rbh_init(rbh);
+	err = kunit_add_action_or_reset(test, rbh_test_destroy_action, rbh);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	return rbh;
+}
+
+/* Destroy a rosebush made by rbh_test_new(), as every case does. */
+static void rbh_test_destroy(struct kunit *test, struct rbh *rbh)
+{
+	kunit_release_action(test, rbh_test_destroy_action, rbh);
+	kunit_kfree(test, rbh);
+}
+
+/* struct rbh_stats is large, so the tests keep it off the stack. */
+static struct rbh_stats *rbh_test_stats_alloc(struct kunit *test)
+{
+	struct rbh_stats *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	return st;
+}
+
+/*
+ * Take a snapshot of @rbh and check what every snapshot of a rosebush
+ * nobody is changing satisfies.
+ */
+static void rbh_test_stats(struct kunit *test, struct rbh *rbh,
+			   struct rbh_stats *st)
+{
+	unsigned long buckets = 0, used = 0;
+	unsigned int n;
+
+	rbh_stats(rbh, st);
+	KUNIT_EXPECT_GT(test, st->bucket_capacity, 0U);
+	KUNIT_EXPECT_LE(test, st->bucket_capacity, RBH_MAX_ENTRIES);
+	for (n = 0; n <= st->bucket_capacity && n <= RBH_MAX_ENTRIES; n++) {
+		buckets += st->occupancy[n];
+		used += n * st->occupancy[n];
+	}
+	KUNIT_EXPECT_EQ_MSG(test, buckets, st->buckets,
+			    "the occupancy histogram does not add up");
+	/* Primary buckets hold everything that is not in a chain. */
+	KUNIT_EXPECT_LE(test, used, st->entries + st->reserved);
+	if (!st->overflow_buckets)
+		KUNIT_EXPECT_EQ(test, used, st->entries + st->reserved);
+	if (!st->table_slots) {
+		KUNIT_EXPECT_EQ(test, st->buckets, 0UL);
+		KUNIT_EXPECT_EQ(test, st->bytes, 0UL);
+		KUNIT_EXPECT_EQ(test, st->entries + st->reserved, 0UL);
+		return;
+	}
+	KUNIT_EXPECT_TRUE_MSG(test, is_power_of_2(st->table_slots),
+			      "%lu table slots", st->table_slots);
+	KUNIT_EXPECT_GE(test, st->table_slots, 2UL);
+	KUNIT_EXPECT_GE(test, st->buckets, 2UL);
+	KUNIT_EXPECT_LE(test, st->buckets, st->table_slots);
+	KUNIT_EXPECT_GT(test, st->bytes, 0UL);
+}
+
+/* The bucket capacity, which rbh_stats() reports even when empty. */
+static unsigned int rbh_test_capacity(struct kunit *test, struct rbh *rbh,
+				      struct rbh_stats *st)
+{
+	rbh_test_stats(test, rbh, st);
+	KUNIT_ASSERT_GT(test, st->bucket_capacity, 0U);
+	return st->bucket_capacity;
+}
+
+/* How often the shape of the rosebush has changed. */
+static unsigned long rbh_test_resizes(const struct rbh_stats *st)
+{
+	return st->grows + st->shrinks + st->splits + st->contention_splits +
+	       st->merges;
+}
+
+static void rbh_test_print_stats(struct kunit *test, const char *what,
+				 const struct rbh_stats *st)
+{
+	unsigned long used = 0, mean = 0, per_entry = 0;
+	char hist[RBH_TEST_HIST_LEN];
+	unsigned int n, len = 0;
+
+	for (n = 0; n <= st->bucket_capacity && n <= RBH_MAX_ENTRIES; n++) {
+		used += n * st->occupancy[n];
+		len += scnprintf(hist + len, sizeof(hist) - len, " %lu",
+				 st->occupancy[n]);
+	}
+	if (st->buckets && st->bucket_capacity)
+		mean = 100 * used / (st->buckets * st->bucket_capacity);
+	if (st->entries)
+		per_entry = 100 * st->bytes / st->entries;
+	kunit_info(test,
+		   "%s: %lu entries, %lu reserved, %lu+%lu buckets, %lu table slots, %lu bytes, %lu.%02lu bytes/entry\n",
+		   what, st->entries, st->reserved, st->buckets,
+		   st->overflow_buckets, st->table_slots, st->bytes,
+		   per_entry / 100, per_entry % 100);
+	kunit_info(test, "%s: mean occupancy %lu%%, occupancy[0..%u]:%s\n",
+		   what, mean, st->bucket_capacity, hist);
+	kunit_info(test,
+		   "%s: %lu grows, %lu shrinks, %lu splits, %lu contention splits, %lu merges\n",
+		   what, st->grows, st->shrinks, st->splits,
+		   st->contention_splits, st->merges);
+}
+
+/*
+ * Walk @hash under the RCU read lock.  Return how often @p came back, and
+ * in @total how many pointers did.
+ */
+static unsigned long rbh_test_count(struct rbh *rbh, u32 hash, const void *p,
+				    unsigned long *total)
 {
 	RBH_ITER(iter, rbh, hash);
+	unsigned long n = 0, all = 0;
 	void *q;
 
 	rcu_read_lock();
-	q = rbh_next(&iter);
-	KUNIT_EXPECT_PTR_EQ_MSG(test, p, q,
-		"rbh_next hash:%u returned %px, expected %px", hash, q, p);
-	q = rbh_next(&iter);
-	KUNIT_EXPECT_PTR_EQ_MSG(test, NULL, q,
-		"rbh_next hash:%u returned %px, expected NULL", hash, q);
+	while ((q = rbh_next(&iter)) != NULL && all < RBH_TEST_WALK_LIMIT) {
+		all++;
+		if (q == p)
+			n++;
+	}
 	rcu_read_unlock();
+	if (total)
+		*total = all;
+	return n;
 }
 
-static void check_empty_rbh(struct kunit *test, struct rbh *rbh)
+/* The first pointer a walk of @hash returns with the iterator locked */
+static void *rbh_test_locked_first(struct rbh *rbh, u32 hash)
 {
-	iter_rbh(test, rbh, 0, NULL);
-	iter_rbh(test, rbh, 1, NULL);
-	iter_rbh(test, rbh, 17, NULL);
-	iter_rbh(test, rbh, 42, NULL);
+	RBH_ITER(iter, rbh, hash);
+	void *p;
+
+	rbh_iter_lock(&iter);
+	p = rbh_next(&iter);
+	rbh_iter_unlock(&iter);
+	return p;
 }
 
-static void test_insert(struct kunit *test, struct rbh *rbh, u32 hash)
+/* The hash patterns of the parameterised tests. */
+enum rbh_test_pattern {
+	RBH_TEST_SEQUENTIAL,	/* hash = i */
+	RBH_TEST_RANDOM,	/* prandom, seeded with rbh_test_seed */
+	RBH_TEST_LOW_BITS,	/* hash = i << 12: the low 12 bits are equal */
+	RBH_TEST_ONE_HASH,	/* hash = RBH_TEST_FLOOD for all */
+};
+
+static const char *const rbh_test_pattern_names[] = {
+	[RBH_TEST_SEQUENTIAL] = "sequential",
+	[RBH_TEST_RANDOM] = "random",
+	[RBH_TEST_LOW_BITS] = "equal low bits",
+	[RBH_TEST_ONE_HASH] = "all equal",
+};
+
+static u32 rbh_test_pattern_hash(enum rbh_test_pattern pattern,
+				 unsigned long i, struct rnd_state *rnd)
 {
-	void *p = (void *)((hash << 1) | 1UL);
-	int err;
-
-	err = rbh_insert(rbh, hash, p);
-	KUNIT_EXPECT_EQ(test, err, 0);
-
-	iter_rbh(test, rbh, hash, p);
+	switch (pattern) {
+	case RBH_TEST_SEQUENTIAL:
+		return i;
+	case RBH_TEST_RANDOM:
+		return prandom_u32_state(rnd);
+	case RBH_TEST_LOW_BITS:
+		return (u32)(i << 12);
+	case RBH_TEST_ONE_HASH:
+		break;
+	}
+	return RBH_TEST_FLOOD;
 }
-
-static void test_reserve(struct kunit *test, struct rbh *rbh, u32 hash)
-{
-	int err;
-
-	err = rbh_reserve(rbh, hash);
-	KUNIT_EXPECT_EQ(test, err, 0);
-
-	iter_rbh(test, rbh, hash, NULL);
-}
-
-static void test_use(struct kunit *test, struct rbh *rbh, u32 hash)
-{
-	void *p = (void *)((hash << 1) | 1UL);
-	int err;
-
-	err = rbh_use(rbh, hash, p);
-	KUNIT_EXPECT_EQ(test, err, 0);
-
-	iter_rbh(test, rbh, hash, p);
-}
-
-static void test_remove(struct kunit *test, struct rbh *rbh, u32 hash)
-{
-	void *p = (void *)((hash << 1) | 1UL);
-	int err;
-
-	err = rbh_remove(rbh, hash, p);
-	KUNIT_EXPECT_EQ(test, err, 0);
-
-	iter_rbh(test, rbh, hash, NULL);
-}
-
-static DEFINE_ROSEBUSH(rosebush);
 
 /*
- * Conduct a number of tests on a rosebush that has never been used.
- * They should all return NULL or an errno.  We're looking for crashes
- * here.
+ * A set of test entries and which of them should be in the rosebush.
+ * Entry @i is the pointer rbh_test_ptr(@i) stored under @hash[@i].
  */
-static void empty(struct kunit *test)
+struct rbh_test_set {
+	struct rbh *rbh;
+	u32 *hash;
+	unsigned long *present;	/* bitmap: entry i is stored */
+	u32 *seen;		/* rbh_test_check_set(): the walk that saw i */
+	unsigned long max;	/* entries 0 .. max - 1 */
+	unsigned long nr;	/* entries stored */
+};
+
+static struct rbh_test_set *rbh_test_set_new(struct kunit *test,
+					     struct rbh *rbh,
+					     unsigned long entries)
 {
+	struct rbh_test_set *set = kunit_kzalloc(test, sizeof(*set),
+						 GFP_KERNEL);
+	unsigned long size = max(entries, 1UL);
+
+	KUNIT_ASSERT_NOT_NULL(test, set);
+	set->hash = kunit_kcalloc(test, size, sizeof(*set->hash), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, set->hash);
+	set->seen = kunit_kcalloc(test, size, sizeof(*set->seen), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, set->seen);
+	set->present = kunit_kcalloc(test, BITS_TO_LONGS(size),
+				     sizeof(unsigned long), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, set->present);
+	set->rbh = rbh;
+	set->max = entries;
+	return set;
+}
+
+static void rbh_test_set_fill(struct rbh_test_set *set,
+			      enum rbh_test_pattern pattern)
+{
+	struct rnd_state rnd;
+	unsigned long i;
+
+	prandom_seed_state(&rnd, rbh_test_seed);
+	for (i = 0; i < set->max; i++)
+		set->hash[i] = rbh_test_pattern_hash(pattern, i, &rnd);
+}
+
+static int rbh_test_set_insert(struct rbh_test_set *set, unsigned long i)
+{
+	int err = rbh_insert(set->rbh, set->hash[i], rbh_test_ptr(i));
+
+	if (!err) {
+		__set_bit(i, set->present);
+		set->nr++;
+	}
+	return err;
+}
+
+/* Fill a reservation made under the hash of entry @i with entry @i. */
+static int rbh_test_set_use(struct rbh_test_set *set, unsigned long i)
+{
+	int err = rbh_use(set->rbh, set->hash[i], rbh_test_ptr(i));
+
+	if (!err) {
+		__set_bit(i, set->present);
+		set->nr++;
+	}
+	return err;
+}
+
+static int rbh_test_set_remove(struct rbh_test_set *set, unsigned long i)
+{
+	int err = rbh_remove(set->rbh, set->hash[i], rbh_test_ptr(i));
+
+	if (!err) {
+		__clear_bit(i, set->present);
+		set->nr--;
+	}
+	return err;
+}
+
+/* Insert entries @first .. @end - 1; stop at the first failure. */
+static bool rbh_test_set_add(struct kunit *test, struct rbh_test_set *set,
+			     unsigned long first, unsigned long end)
+{
+	unsigned long i;
 	int err;
 
-	check_empty_rbh(test, &rosebush);
-	err = rbh_remove(&rosebush, 0, test);
-	KUNIT_EXPECT_EQ(test, err, -ENOENT);
-	err = rbh_use(&rosebush, 0, test);
-	KUNIT_EXPECT_EQ(test, err, -ENOENT);
-	KUNIT_EXPECT_EQ(test, rosebush.rbh_table, 0);
+	for (i = first; i < end; i++) {
+		err = rbh_test_set_insert(set, i);
+		if (err) {
+			KUNIT_FAIL(test, "rbh_insert(%#x, %p) of entry %lu: %d",
+				   set->hash[i], rbh_test_ptr(i), i, err);
+			return false;
+		}
+		cond_resched();
+	}
+	return true;
 }
 
-static void first(struct kunit *test)
+/* Remove the stored entries among @first .. @end - 1. */
+static bool rbh_test_set_del(struct kunit *test, struct rbh_test_set *set,
+			     unsigned long first, unsigned long end)
 {
+	unsigned long i;
 	int err;
 
-	test_insert(test, &rosebush, 5);
-	check_empty_rbh(test, &rosebush);
-	test_remove(test, &rosebush, 5);
-	check_empty_rbh(test, &rosebush);
-
-	err = rbh_remove(&rosebush, 5, NULL);
-	KUNIT_EXPECT_EQ(test, err, -ENOENT);
-	test_reserve(test, &rosebush, 5);
-	err = rbh_remove(&rosebush, 5, test);
-	KUNIT_EXPECT_EQ(test, err, -ENOENT);
-	err = rbh_remove(&rosebush, 5, NULL);
-	KUNIT_EXPECT_EQ(test, err, 0);
-	err = rbh_remove(&rosebush, 5, NULL);
-	KUNIT_EXPECT_EQ(test, err, -ENOENT);
-
-	test_reserve(test, &rosebush, 5);
-	test_use(test, &rosebush, 5);
-	err = rbh_remove(&rosebush, 5, NULL);
-	KUNIT_EXPECT_EQ(test, err, -ENOENT);
-	test_remove(test, &rosebush, 5);
+	for (i = first; i < end; i++) {
+		if (!test_bit(i, set->present))
+			continue;
+		err = rbh_test_set_remove(set, i);
+		if (err) {
+			KUNIT_FAIL(test, "rbh_remove(%#x, %p) of entry %lu: %d",
+				   set->hash[i], rbh_test_ptr(i), i, err);
+			return false;
+		}
+		cond_resched();
+	}
+	return true;
 }
 
-static void grow(struct kunit *test)
+/*
+ * Check by iteration that the rosebush holds exactly the set's stored
+ * entries: each hash is walked once, and must return each entry stored
+ * under it once, and nothing else.
+ */
+static bool rbh_test_check_set(struct kunit *test, struct rbh_test_set *set)
 {
-	int i;
+	unsigned long i, id, missing = 0, extra = 0, twice = 0;
+	unsigned long missing_id = 0, twice_id = 0;
+	void *p, *extra_p = NULL;
+	u32 walk = 0, extra_hash = 0;
 
-	for (i = 3; i < 3333; i += 2)
-		test_insert(test, &rosebush, i);
+	memset(set->seen, 0, max(set->max, 1UL) * sizeof(*set->seen));
+	for (i = 0; i < set->max; i++) {
+		RBH_ITER(iter, set->rbh, set->hash[i]);
+		unsigned long returned = 0;
 
-	rbh_destroy(&rosebush);
+		if (!test_bit(i, set->present) || set->seen[i])
+			continue;
+		walk++;
+		rcu_read_lock();
+		while ((p = rbh_next(&iter)) != NULL &&
+		       returned++ < RBH_TEST_WALK_LIMIT) {
+			if (!rbh_test_ptr_id(p, &id) || id >= set->max ||
+			    !test_bit(id, set->present) ||
+			    set->hash[id] != iter.hash) {
+				if (!extra++) {
+					extra_p = p;
+					extra_hash = iter.hash;
+				}
+				continue;
+			}
+			if (set->seen[id] == walk && !twice++)
+				twice_id = id;
+			set->seen[id] = walk;
+		}
+		rcu_read_unlock();
+		cond_resched();
+	}
+	for (i = 0; i < set->max; i++) {
+		if (test_bit(i, set->present) && !set->seen[i] && !missing++)
+			missing_id = i;
+	}
+	KUNIT_EXPECT_EQ_MSG(test, missing, 0UL,
+			    "stored entries not returned; the first: %lu, hash %#x, %p",
+			    missing_id, set->hash[missing_id],
+			    rbh_test_ptr(missing_id));
+	KUNIT_EXPECT_EQ_MSG(test, twice, 0UL,
+			    "entries returned twice; the first: %lu, hash %#x",
+			    twice_id, set->hash[twice_id]);
+	KUNIT_EXPECT_EQ_MSG(test, extra, 0UL,
+			    "pointers not stored under the hash returned; the first: %p for hash %#x",
+			    extra_p, extra_hash);
+	return !missing && !twice && !extra;
 }
 
-static struct kunit_case rosebush_cases[] __refdata = {
-	KUNIT_CASE(empty),
-	KUNIT_CASE(first),
-	KUNIT_CASE(grow),
+/* Check the entry and reservation counts of rbh_stats(). */
+static void rbh_test_check_counts(struct kunit *test, struct rbh *rbh,
+				  struct rbh_stats *st, unsigned long entries,
+				  unsigned long reserved)
+{
+	rbh_test_stats(test, rbh, st);
+	KUNIT_EXPECT_EQ(test, st->entries, entries);
+	KUNIT_EXPECT_EQ(test, st->reserved, reserved);
+}
+
+/*
+ * Walk @hash with the iterator locked, removing every @every'th entry it
+ * returns with rbh_iter_remove().  Return how many were removed.
+ */
+static unsigned long rbh_test_set_iter_remove(struct kunit *test,
+					      struct rbh_test_set *set,
+					      u32 hash, unsigned int every)
+{
+	RBH_ITER(iter, set->rbh, hash);
+	unsigned long id, returned = 0, removed = 0, bad = 0;
+	void *p;
+
+	rbh_iter_lock(&iter);
+	while ((p = rbh_next(&iter)) != NULL && bad < RBH_TEST_WALK_LIMIT) {
+		/* Nobody else can change these entries: each comes once. */
+		if (!rbh_test_ptr_id(p, &id) || id >= set->max ||
+		    !test_bit(id, set->present) || set->hash[id] != hash) {
+			bad++;
+			continue;
+		}
+		if (returned++ % every)
+			continue;
+		rbh_iter_remove(&iter, p);
+		__clear_bit(id, set->present);
+		set->nr--;
+		removed++;
+	}
+	rbh_iter_unlock(&iter);
+	KUNIT_EXPECT_EQ_MSG(test, bad, 0UL,
+			    "a locked walk of hash %#x returned %lu unexpected pointers",
+			    hash, bad);
+	return removed;
+}
+
+/* Parameters of rbh_insert_iterate_remove(). */
+struct rbh_test_param {
+	enum rbh_test_pattern pattern;
+	unsigned int cap_mul;	/* entries: cap_mul * bucket capacity + nr */
+	unsigned long nr;
+	const char *size;
+};
+
+static const struct rbh_test_param rbh_test_params[] = {
+	{ RBH_TEST_SEQUENTIAL, 0, 0, "0" },
+	{ RBH_TEST_SEQUENTIAL, 0, 1, "1" },
+	{ RBH_TEST_SEQUENTIAL, 1, 0, "CAP" },
+	{ RBH_TEST_SEQUENTIAL, 2, 1, "2*CAP+1" },
+	{ RBH_TEST_SEQUENTIAL, 0, 10000, "10000" },
+	{ RBH_TEST_SEQUENTIAL, 0, 100000, "100000" },
+	{ RBH_TEST_RANDOM, 0, 0, "0" },
+	{ RBH_TEST_RANDOM, 0, 1, "1" },
+	{ RBH_TEST_RANDOM, 1, 0, "CAP" },
+	{ RBH_TEST_RANDOM, 2, 1, "2*CAP+1" },
+	{ RBH_TEST_RANDOM, 0, 10000, "10000" },
+	{ RBH_TEST_RANDOM, 0, 100000, "100000" },
+	{ RBH_TEST_LOW_BITS, 0, 0, "0" },
+	{ RBH_TEST_LOW_BITS, 0, 1, "1" },
+	{ RBH_TEST_LOW_BITS, 1, 0, "CAP" },
+	{ RBH_TEST_LOW_BITS, 2, 1, "2*CAP+1" },
+	{ RBH_TEST_LOW_BITS, 0, 10000, "10000" },
+	{ RBH_TEST_LOW_BITS, 0, 100000, "100000" },
+	{ RBH_TEST_ONE_HASH, 0, 0, "0" },
+	{ RBH_TEST_ONE_HASH, 0, 1, "1" },
+	{ RBH_TEST_ONE_HASH, 1, 0, "CAP" },
+	{ RBH_TEST_ONE_HASH, 2, 1, "2*CAP+1" },
+	{ RBH_TEST_ONE_HASH, 0, 10000, "10000" },
+	{ RBH_TEST_ONE_HASH, 0, 100000, "100000" },
+};
+
+static void rbh_test_param_desc(const struct rbh_test_param *param,
+				char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s entries, %s hashes",
+		 param->size, rbh_test_pattern_names[param->pattern]);
+}
+
+KUNIT_ARRAY_PARAM(rbh_test_sizes, rbh_test_params, rbh_test_param_desc);
+
+/*
+ * Insert entries with one pattern of hashes, find every one of them by
+ * iteration, check the counts, remove them all and find none.
+ */
+static void rbh_insert_iterate_remove(struct kunit *test)
+{
+	const struct rbh_test_param *param = test->param_value;
+	struct rbh *rbh = rbh_test_new(test);
+	struct rbh_stats *st = rbh_test_stats_alloc(test);
+	struct rbh_test_set *set;
+	unsigned long n, removed;
+	unsigned int cap;
+
+	cap = rbh_test_capacity(test, rbh, st);
+	n = param->cap_mul * cap + param->nr;
+	kunit_info(test, "%lu entries, bucket capacity %u, seed %lu\n", n, cap,
+		   rbh_test_seed);
+	set = rbh_test_set_new(test, rbh, n);
+	rbh_test_set_fill(set, param->pattern);
+
+	if (!rbh_test_set_add(test, set, 0, n))
+		goto out;
+	KUNIT_EXPECT_EQ(test, rbh_empty(rbh), n == 0);
+	rbh_test_check_set(test, set);
+	rbh_test_check_counts(test, rbh, st, n, 0);
+	if (param->pattern == RBH_TEST_ONE_HASH && n > cap)
+		KUNIT_EXPECT_GT(test, st->overflow_buckets, 0UL);
+
+	if (param->pattern == RBH_TEST_ONE_HASH) {
+		/* One locked walk, not n walks of a chain n entries long */
+		removed = rbh_test_set_iter_remove(test, set, RBH_TEST_FLOOD, 1);
+		KUNIT_EXPECT_EQ(test, removed, n);
+	} else {
+		rbh_test_set_del(test, set, 0, n);
+	}
+	KUNIT_EXPECT_TRUE(test, rbh_empty(rbh));
+	rbh_test_check_counts(test, rbh, st, 0, 0);
+	KUNIT_EXPECT_EQ(test, st->overflow_buckets, 0UL);
+	KUNIT_EXPECT_EQ(test, rbh_test_count(rbh, set->hash[0], NULL, &removed),
+			0UL);
+	KUNIT_EXPECT_EQ(test, removed, 0UL);
+out:
+	rbh_test_destroy(test, rbh);
+}
+
+/*
+ * A rosebush that was never used is empty, holds no memory, returns
+ * nothing, and refuses removals and uses without allocating anything.
+ */
+static void rbh_never_used_is_empty(struct kunit *test)
+{
+	static const u32 hashes[] = { 0, 1, RBH_TEST_FLOOD, U32_MAX };
+	struct rbh *rbh = rbh_test_new(test);
+	struct rbh_stats *st = rbh_test_stats_alloc(test);
+	unsigned long total;
+	unsigned int i;
+	int err;
+
+	KUNIT_EXPECT_TRUE(test, rbh_empty(rbh));
+	rbh_test_stats(test, rbh, st);
+	KUNIT_EXPECT_EQ(test, st->table_slots, 0UL);
+	KUNIT_EXPECT_EQ(test, st->bytes, 0UL);
+	for (i = 0; i < ARRAY_SIZE(hashes); i++) {
+		rbh_test_count(rbh, hashes[i], NULL, &total);
+		KUNIT_EXPECT_EQ_MSG(test, total, 0UL, "hash %#x", hashes[i]);
+	}
+	KUNIT_EXPECT_PTR_EQ(test, rbh_test_locked_first(rbh, 1), NULL);
+
+	KUNIT_EXPECT_EQ(test, rbh_remove(rbh, 1, rbh_test_ptr(1)), -ENOENT);
+	KUNIT_EXPECT_EQ(test, rbh_remove(rbh, 1, NULL), -ENOENT);
+	KUNIT_EXPECT_EQ(test, rbh_release(rbh, 1), -ENOENT);
+	KUNIT_EXPECT_EQ(test, rbh_use(rbh, 1, rbh_test_ptr(1)), -ENOENT);
+	KUNIT_EXPECT_EQ(test, rbh_insert(rbh, 1, NULL), -EINVAL);
+	/* Which of the two errors wins is not specified. */
+	err = rbh_use(rbh, 1, NULL);
+	KUNIT_EXPECT_TRUE_MSG(test, err == -EINVAL || err == -ENOENT,
+			      "rbh_use(NULL) returned %d", err);
+
+	/* None of the failed calls allocated anything. */
+	KUNIT_EXPECT_TRUE(test, rbh_empty(rbh));
+	rbh_test_stats(test, rbh, st);
+	KUNIT_EXPECT_EQ(test, st->table_slots, 0UL);
+	KUNIT_EXPECT_EQ(test, st->bytes, 0UL);
+	rbh_test_destroy(test, rbh);
+}
+
+/* rbh_empty() follows entries and reservations as they come and go. */
+static void rbh_empty_tracks_contents(struct kunit *test)
+{
+	struct rbh *rbh = rbh_test_new(test);
+	struct rbh_stats *st = rbh_test_stats_alloc(test);
+	struct rbh_test_set *set;
+	unsigned long i, total;
+	unsigned int cap;
+
+	cap = rbh_test_capacity(test, rbh, st);
+	set = rbh_test_set_new(test, rbh, 3 * cap);
+	rbh_test_set_fill(set, RBH_TEST_RANDOM);
+	KUNIT_EXPECT_TRUE(test, rbh_empty(rbh));
+
+	KUNIT_ASSERT_EQ(test, rbh_test_set_insert(set, 0), 0);
+	KUNIT_EXPECT_FALSE(test, rbh_empty(rbh));
+	KUNIT_EXPECT_EQ(test, rbh_test_set_remove(set, 0), 0);
+	KUNIT_EXPECT_TRUE(test, rbh_empty(rbh));
+
+	/* A reservation counts. */
+	KUNIT_ASSERT_EQ(test, rbh_reserve(rbh, 5), 0);
+	KUNIT_EXPECT_FALSE(test, rbh_empty(rbh));
+	KUNIT_EXPECT_EQ(test, rbh_release(rbh, 5), 0);
+	KUNIT_EXPECT_TRUE(test, rbh_empty(rbh));
+
+	/* So do entries in a grown table, until the last one goes. */
+	if (!rbh_test_set_add(test, set, 0, set->max))
+		goto out;
+	KUNIT_EXPECT_FALSE(test, rbh_empty(rbh));
+	if (!rbh_test_set_del(test, set, 0, set->max - 1))
+		goto out;
+	KUNIT_EXPECT_FALSE(test, rbh_empty(rbh));
+	rbh_test_set_del(test, set, set->max - 1, set->max);
+	KUNIT_EXPECT_TRUE(test, rbh_empty(rbh));
+	for (i = 0; i < set->max; i++) {
+		rbh_test_count(rbh, set->hash[i], NULL, &total);
+		KUNIT_EXPECT_EQ_MSG(test, total, 0UL, "hash %#x", set->hash[i]);
+	}
+	rbh_test_check_counts(test, rbh, st, 0, 0);
+out:
+	rbh_test_destroy(test, rbh);
+}
+
+/*
+ * rbh_use() fills a reservation, which iteration then finds;
+ * rbh_release() and rbh_remove(hash, NULL) give one back; each refuses
+ * with -ENOENT when there is no reservation for the hash, and NULL
+ * pointers are -EINVAL.
+ */
+static void rbh_reserve_use_release(struct kunit *test)
+{
+	struct rbh *rbh = rbh_test_new(test);
+	struct rbh_stats *st = rbh_test_stats_alloc(test);
+	void *p = rbh_test_ptr(1), *q = rbh_test_ptr(2);
+	const u32 hash = 42;
+	unsigned long total;
+
+	KUNIT_ASSERT_EQ(test, rbh_reserve(rbh, hash), 0);
+	KUNIT_EXPECT_FALSE(test, rbh_empty(rbh));
+	rbh_test_check_counts(test, rbh, st, 0, 1);
+	rbh_test_count(rbh, hash, NULL, &total);
+	KUNIT_EXPECT_EQ(test, total, 0UL);
+
+	/* Neither a NULL pointer nor another hash consumes it. */
+	KUNIT_EXPECT_EQ(test, rbh_insert(rbh, hash, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rbh_use(rbh, hash, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rbh_use(rbh, hash + 1, p), -ENOENT);
+	KUNIT_EXPECT_EQ(test, rbh_release(rbh, hash + 1), -ENOENT);
+	rbh_test_check_counts(test, rbh, st, 0, 1);
+
+	KUNIT_EXPECT_EQ(test, rbh_use(rbh, hash, p), 0);
+	KUNIT_EXPECT_EQ(test, rbh_test_count(rbh, hash, p, &total), 1UL);
+	KUNIT_EXPECT_EQ(test, total, 1UL);
+	rbh_test_check_counts(test, rbh, st, 1, 0);
+
+	/* The reservation is used up; the stored entry is not one. */
+	KUNIT_EXPECT_EQ(test, rbh_use(rbh, hash, q), -ENOENT);
+	KUNIT_EXPECT_EQ(test, rbh_release(rbh, hash), -ENOENT);
+	KUNIT_EXPECT_EQ(test, rbh_test_count(rbh, hash, p, &total), 1UL);
+	KUNIT_EXPECT_EQ(test, total, 1UL);
+
+	KUNIT_ASSERT_EQ(test, rbh_reserve(rbh, hash), 0);
+	KUNIT_EXPECT_EQ(test, rbh_release(rbh, hash), 0);
+	KUNIT_EXPECT_EQ(test, rbh_release(rbh, hash), -ENOENT);
+
+	KUNIT_ASSERT_EQ(test, rbh_reserve(rbh, hash), 0);
+	KUNIT_EXPECT_EQ(test, rbh_remove(rbh, hash, NULL), 0);
+	KUNIT_EXPECT_EQ(test, rbh_remove(rbh, hash, NULL), -ENOENT);
+	rbh_test_check_counts(test, rbh, st, 1, 0);
+
+	KUNIT_EXPECT_EQ(test, rbh_remove(rbh, hash, q), -ENOENT);
+	KUNIT_EXPECT_EQ(test, rbh_remove(rbh, hash, p), 0);
+	KUNIT_EXPECT_EQ(test, rbh_remove(rbh, hash, p), -ENOENT);
+	KUNIT_EXPECT_TRUE(test, rbh_empty(rbh));
+	rbh_test_destroy(test, rbh);
+}
+
+/*
+ * rbh_next() never returns a reservation (which would end the walk
+ * early), whether it sits between entries of the same hash, fills an
+ * overflow chain, or is spread over buckets that split.
+ */
+static void rbh_next_skips_reservations(struct kunit *test)
+{
+	struct rbh *rbh = rbh_test_new(test);
+	struct rbh_stats *st = rbh_test_stats_alloc(test);
+	struct rbh_test_set *set;
+	unsigned long i, reserved = 0;
+	unsigned int cap;
+
+	cap = rbh_test_capacity(test, rbh, st);
+	/* Entries 0-2 are inserted, the rest fill reservations. */
+	set = rbh_test_set_new(test, rbh, 2 * cap + 7);
+	for (i = 0; i < set->max; i++)
+		set->hash[i] = RBH_TEST_FLOOD;
+
+	for (i = 0; i < 3; i++) {
+		KUNIT_ASSERT_EQ(test, rbh_reserve(rbh, RBH_TEST_FLOOD), 0);
+		KUNIT_ASSERT_EQ(test, rbh_test_set_insert(set, i), 0);
+	}
+	KUNIT_ASSERT_EQ(test, rbh_reserve(rbh, RBH_TEST_FLOOD), 0);
+	reserved = 4;
+	rbh_test_check_set(test, set);
+	rbh_test_check_counts(test, rbh, st, 3, reserved);
+
+	/* Enough reservations to need an overflow chain. */
+	for (i = 7; i < set->max; i++) {
+		KUNIT_ASSERT_EQ(test, rbh_reserve(rbh, RBH_TEST_FLOOD), 0);
+		reserved++;
+	}
+	rbh_test_check_set(test, set);
+	rbh_test_check_counts(test, rbh, st, 3, reserved);
+
+	for (i = 3; i < set->max; i++)
+		KUNIT_EXPECT_EQ_MSG(test, rbh_test_set_use(set, i), 0,
+				    "rbh_use() %lu", i);
+	rbh_test_check_set(test, set);
+	rbh_test_check_counts(test, rbh, st, set->nr, 0);
+
+	/* Reservations under many hashes make buckets split. */
+	for (i = 0; i < 4 * cap; i++)
+		KUNIT_ASSERT_EQ(test, rbh_reserve(rbh, i), 0);
+	rbh_test_check_set(test, set);
+	rbh_test_check_counts(test, rbh, st, set->nr, 4 * cap);
+	for (i = 0; i < 4 * cap; i++)
+		KUNIT_EXPECT_EQ(test, rbh_release(rbh, i), 0);
+	rbh_test_check_counts(test, rbh, st, set->nr, 0);
+
+	rbh_test_set_del(test, set, 0, set->max);
+	KUNIT_EXPECT_TRUE(test, rbh_empty(rbh));
+	rbh_test_destroy(test, rbh);
+}
+
+/*
+ * rbh_iter_remove() under rbh_iter_lock() removes exactly the entries it
+ * is given, the walk still returns every entry once, and the entries left
+ * behind are found afterwards.
+ */
+static void rbh_iter_remove_while_locked(struct kunit *test)
+{
+	struct rbh *rbh = rbh_test_new(test);
+	struct rbh_stats *st = rbh_test_stats_alloc(test);
+	struct rbh_test_set *set;
+	unsigned long i, n, removed;
+	unsigned int cap;
+
+	cap = rbh_test_capacity(test, rbh, st);
+	/* n entries under one hash (more than a bucket), then 2 * cap others */
+	n = 2 * cap + 5;
+	set = rbh_test_set_new(test, rbh, n + 2 * cap);
+	for (i = 0; i < set->max; i++)
+		set->hash[i] = i < n ? RBH_TEST_FLOOD : i;
+	if (!rbh_test_set_add(test, set, 0, set->max))
+		goto out;
+
+	removed = rbh_test_set_iter_remove(test, set, RBH_TEST_FLOOD, 3);
+	KUNIT_EXPECT_EQ(test, removed, (n + 2) / 3);
+	rbh_test_check_set(test, set);
+	rbh_test_check_counts(test, rbh, st, set->nr, 0);
+
+	/* A hash with one entry, and a hash with none. */
+	KUNIT_EXPECT_EQ(test, rbh_test_set_iter_remove(test, set, n, 1), 1UL);
+	KUNIT_EXPECT_EQ(test, rbh_test_set_iter_remove(test, set,
+						       RBH_TEST_FLOOD ^ 1, 1),
+			0UL);
+	rbh_test_check_set(test, set);
+
+	removed = rbh_test_set_iter_remove(test, set, RBH_TEST_FLOOD, 1);
+	KUNIT_EXPECT_EQ(test, removed, n - (n + 2) / 3);
+	rbh_test_check_set(test, set);
+	rbh_test_check_counts(test, rbh, st, set->nr, 0);
+	KUNIT_EXPECT_EQ(test, set->nr, 2UL * cap - 1);
+
+	rbh_test_set_del(test, set, 0, set->max);
+	KUNIT_EXPECT_TRUE(test, rbh_empty(rbh));
+out:
+	rbh_test_destroy(test, rbh);
+}
+
+/*
+ * A pointer stored many times under one hash is returned that many times
+ * and removed one copy at a time; stored under another hash as well, it
+ * is returned there once.
+ */
+static void rbh_same_pointer_many_times(struct kunit *test)
+{
+	struct rbh *rbh = rbh_test_new(test);
+	struct rbh_stats *st = rbh_test_stats_alloc(test);
+	void *p = rbh_test_ptr(1);
+	unsigned long i, n, total;
+	int err = 0;
+
+	n = 3 * rbh_test_capacity(test, rbh, st);
+	for (i = 0; i < n && !err; i++)
+		err = rbh_insert(rbh, 1, p);
+	KUNIT_ASSERT_EQ_MSG(test, err, 0, "inserting copy %lu", i - 1);
+	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, 2, p), 0);
+
+	KUNIT_EXPECT_EQ(test, rbh_test_count(rbh, 1, p, &total), n);
+	KUNIT_EXPECT_EQ(test, total, n);
+	KUNIT_EXPECT_EQ(test, rbh_test_count(rbh, 2, p, &total), 1UL);
+	KUNIT_EXPECT_EQ(test, total, 1UL);
+	rbh_test_check_counts(test, rbh, st, n + 1, 0);
+
+	for (i = 0; i < n && !err; i++)
+		err = rbh_remove(rbh, 1, p);
+	KUNIT_EXPECT_EQ_MSG(test, err, 0, "removing copy %lu", i - 1);
+	KUNIT_EXPECT_EQ(test, rbh_remove(rbh, 1, p), -ENOENT);
+	KUNIT_EXPECT_EQ(test, rbh_test_count(rbh, 1, p, &total), 0UL);
+	KUNIT_EXPECT_EQ(test, total, 0UL);
+	KUNIT_EXPECT_EQ(test, rbh_test_count(rbh, 2, p, &total), 1UL);
+
+	KUNIT_EXPECT_EQ(test, rbh_remove(rbh, 2, p), 0);
+	KUNIT_EXPECT_TRUE(test, rbh_empty(rbh));
+	rbh_test_destroy(test, rbh);
+}
+
+/*
+ * Flood one hash with cap_mul * capacity + nr entries, among eight
+ * entries under other hashes: four whose keys share the flood's bucket at
+ * every depth and four in the other half of the table.
+ */
+static void rbh_test_flood(struct kunit *test, unsigned int cap_mul,
+			   unsigned long nr, bool locked_removal)
+{
+	struct rbh *rbh = rbh_test_new(test);
+	struct rbh_stats *st = rbh_test_stats_alloc(test);
+	u32 key = RBH_TEST_FLOOD * GOLDEN_RATIO_32;
+	struct rbh_test_set *set;
+	unsigned long i, n;
+	int err = 0;
+
+	n = cap_mul * rbh_test_capacity(test, rbh, st) + nr;
+	kunit_info(test, "%lu entries under hash %#x\n", n, RBH_TEST_FLOOD);
+	set = rbh_test_set_new(test, rbh, n + 8);
+	for (i = 0; i < n; i++)
+		set->hash[i] = RBH_TEST_FLOOD;
+	for (i = 0; i < 4; i++) {
+		set->hash[n + i] = rbh_test_hash_of_key(key ^ (i + 1));
+		set->hash[n + 4 + i] = rbh_test_hash_of_key(key ^ BIT(31) ^ i);
+	}
+
+	/* Some other entries before the flood, the rest after it */
+	if (!rbh_test_set_add(test, set, n, n + 2) ||
+	    !rbh_test_set_add(test, set, 0, n) ||
+	    !rbh_test_set_add(test, set, n + 2, n + 8))
+		goto out;
+	rbh_test_check_set(test, set);
+	rbh_test_check_counts(test, rbh, st, n + 8, 0);
+	rbh_test_print_stats(test, "equal hashes", st);
+	KUNIT_EXPECT_GT(test, st->overflow_buckets, 0UL);
+	KUNIT_EXPECT_LE(test, st->table_slots, 8UL);
+	KUNIT_EXPECT_LE(test, st->bytes, 64 * st->entries + 4096);
+
+	/* The others go first: the flood must still be found whole. */
+	if (!rbh_test_set_del(test, set, n, n + 8))
+		goto out;
+	rbh_test_check_set(test, set);
+	if (locked_removal) {
+		KUNIT_EXPECT_EQ(test, rbh_test_set_iter_remove(test, set,
+							       RBH_TEST_FLOOD, 1),
+				n);
+	} else {
+		for (i = n; i-- > 0; ) {
+			err = rbh_test_set_remove(set, i);
+			if (err)
+				break;
+		}
+		KUNIT_EXPECT_EQ_MSG(test, err, 0, "removing entry %lu", i);
+	}
+	KUNIT_EXPECT_TRUE(test, rbh_empty(rbh));
+	rbh_test_check_counts(test, rbh, st, 0, 0);
+	KUNIT_EXPECT_EQ(test, st->overflow_buckets, 0UL);
+out:
+	rbh_test_destroy(test, rbh);
+}
+
+/*
+ * Any number of entries may share a hash: they are all stored and found,
+ * in memory proportional to their number and without growing the table,
+ * and they neither hide nor join the entries of other hashes.
+ */
+static void rbh_equal_hash_flood(struct kunit *test)
+{
+	rbh_test_flood(test, 10, 0, false);
+	rbh_test_flood(test, 0, 10000, true);
+}
+
+/*
+ * Entries never move from an overflow chain back into its bucket, so once
+ * a bucket and its chain hold little, they are replaced by one bucket:
+ * the chain does not outlive the entries that needed it.
+ */
+static void rbh_chain_folds_back(struct kunit *test)
+{
+	struct rbh *rbh = rbh_test_new(test);
+	struct rbh_stats *st = rbh_test_stats_alloc(test);
+	struct rbh_test_set *set;
+	unsigned long n, keep;
+	unsigned int cap;
+
+	cap = rbh_test_capacity(test, rbh, st);
+	n = 3 * cap;
+	keep = cap / 3;
+	set = rbh_test_set_new(test, rbh, n);
+	rbh_test_set_fill(set, RBH_TEST_ONE_HASH);
+	if (!rbh_test_set_add(test, set, 0, n))
+		goto out;
+	rbh_test_check_counts(test, rbh, st, n, 0);
+	KUNIT_EXPECT_GE(test, st->overflow_buckets, 2UL);
+
+	/*
+	 * The oldest entries are in the bucket, the newest in the chain:
+	 * keep the newest.
+	 */
+	if (!rbh_test_set_del(test, set, 0, n - keep))
+		goto out;
+	rbh_test_check_set(test, set);
+	rbh_test_check_counts(test, rbh, st, keep, 0);
+	rbh_test_print_stats(test, "folded", st);
+	KUNIT_EXPECT_EQ(test, st->overflow_buckets, 0UL);
+	KUNIT_EXPECT_EQ(test, st->buckets, 2UL);
+out:
+	rbh_test_destroy(test, rbh);
+}
+
+/* What rbh_free_and_destroy() passes to rbh_test_free_fn(). */
+struct rbh_test_obj {
+	u32 hash;
+	unsigned int stored;	/* times stored in the rosebush */
+	unsigned int freed;	/* times passed to rbh_test_free_fn() */
+};
+
+struct rbh_test_objs {
+	struct rbh_test_obj *obj;
+	unsigned long nr;
+	unsigned long calls;	/* calls of rbh_test_free_fn() */
+	unsigned long nulls;	/* of them, with a NULL pointer */
+	unsigned long strays;	/* of them, with a pointer not in obj[] */
+};
+
+static void rbh_test_free_fn(void *ptr, void *arg)
+{
+	struct rbh_test_objs *objs = arg;
+	struct rbh_test_obj *obj = ptr;
+
+	objs->calls++;
+	if (!obj)
+		objs->nulls++;
+	else if (obj < objs->obj || obj >= objs->obj + objs->nr)
+		objs->strays++;
+	else
+		obj->freed++;
+}
+
+/* The shapes rbh_destroy() and rbh_free_and_destroy() are tested at. */
+struct rbh_test_shape {
+	const char *name;
+	enum rbh_test_pattern pattern;
+	unsigned int cap_mul;	/* entries: cap_mul * bucket capacity + nr */
+	unsigned long nr;
+	unsigned int copies;	/* more copies of the first entry */
+	unsigned int reserve;	/* reservations left in place */
+	bool shared_split;	/* then split a bucket shared by two slots */
+	bool remove_all;	/* then remove everything again */
+};
+
+static const struct rbh_test_shape rbh_test_shapes[] = {
+	{ .name = "never used" },
+	{ .name = "initial table", .nr = 1 },
+	{ .name = "reservation only", .reserve = 1 },
+	{ .name = "grown", .pattern = RBH_TEST_RANDOM, .nr = 2000 },
+	{ .name = "shared top slot split", .pattern = RBH_TEST_RANDOM,
+	  .shared_split = true },
+	{ .name = "overflow chain", .pattern = RBH_TEST_ONE_HASH,
+	  .cap_mul = 5 },
+	{ .name = "copies and reservations", .nr = 100, .copies = 5,
+	  .reserve = 10 },
+	{ .name = "emptied", .pattern = RBH_TEST_RANDOM, .nr = 2000,
+	  .remove_all = true },
+};
+
+KUNIT_ARRAY_PARAM_DESC(rbh_test_shapes, rbh_test_shapes, name);
+
+static void rbh_test_obj_insert(struct kunit *test, struct rbh *rbh,
+				struct rbh_test_objs *objs, unsigned long i,
+				u32 hash)
+{
+	struct rbh_test_obj *obj = &objs->obj[i];
+
+	obj->hash = hash;
+	KUNIT_ASSERT_EQ_MSG(test, rbh_insert(rbh, hash, obj), 0,
+			    "object %lu, hash %#x", i, hash);
+	obj->stored++;
+}
+
+/*
+ * Insert random objects from @i on until the table has doubled twice, so
+ * that most buckets are shared by several slots, then objects whose keys
+ * are in the top quarter of the table until one of those buckets splits
+ * without the table growing.
+ */
+static void rbh_test_split_shared(struct kunit *test, struct rbh *rbh,
+				  struct rbh_test_objs *objs, unsigned long i,
+				  struct rbh_stats *st)
+{
+	unsigned long splits, grows;
+	struct rnd_state rnd;
+
+	prandom_seed_state(&rnd, rbh_test_seed);
+	rbh_test_stats(test, rbh, st);
+	for (; st->grows < 2 && i < objs->nr; i++) {
+		rbh_test_obj_insert(test, rbh, objs, i, prandom_u32_state(&rnd));
+		rbh_test_stats(test, rbh, st);
+	}
+	KUNIT_ASSERT_GE(test, st->grows, 2UL);
+
+	for (; i < objs->nr; i++) {
+		splits = st->splits;
+		grows = st->grows;
+		rbh_test_obj_insert(test, rbh, objs, i,
+				    rbh_test_hash_of_key(0xc0000000U |
+							 (prandom_u32_state(&rnd) >> 2)));
+		rbh_test_stats(test, rbh, st);
+		if (st->splits > splits && st->grows == grows)
+			return;
+	}
+	KUNIT_FAIL(test, "no bucket shared by several slots split");
+}
+
+/* Give @rbh the shape @shape, storing objects from @objs. */
+static void rbh_test_build(struct kunit *test, struct rbh *rbh,
+			   const struct rbh_test_shape *shape,
+			   struct rbh_test_objs *objs, struct rbh_stats *st)
+{
+	unsigned int cap = rbh_test_capacity(test, rbh, st);
+	unsigned long i, n = shape->cap_mul * cap + shape->nr;
+	struct rnd_state rnd;
+
+	objs->nr = n + 1 + (shape->shared_split ? 64 * cap + 4096 : 0);
+	objs->obj = kunit_kcalloc(test, objs->nr, sizeof(*objs->obj),
+				  GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, objs->obj);
+
+	prandom_seed_state(&rnd, rbh_test_seed);
+	for (i = 0; i < n; i++)
+		rbh_test_obj_insert(test, rbh, objs, i,
+				    rbh_test_pattern_hash(shape->pattern, i,
+							  &rnd));
+	for (i = 0; i < shape->copies; i++)
+		rbh_test_obj_insert(test, rbh, objs, 0, objs->obj[0].hash);
+	for (i = 0; i < shape->reserve; i++)
+		KUNIT_ASSERT_EQ(test, rbh_reserve(rbh, 3 * i + 1), 0);
+	if (shape->shared_split)
+		rbh_test_split_shared(test, rbh, objs, n, st);
+	if (!shape->remove_all)
+		return;
+
+	for (i = 0; i < objs->nr; i++) {
+		while (objs->obj[i].stored) {
+			KUNIT_ASSERT_EQ(test, rbh_remove(rbh, objs->obj[i].hash,
+							 &objs->obj[i]), 0);
+			objs->obj[i].stored--;
+		}
+	}
+	for (i = 0; i < shape->reserve; i++)
+		KUNIT_ASSERT_EQ(test, rbh_release(rbh, 3 * i + 1), 0);
+}
+
+static unsigned long rbh_test_objs_stored(const struct rbh_test_objs *objs)
+{
+	unsigned long i, stored = 0;
+
+	for (i = 0; i < objs->nr; i++)
+		stored += objs->obj[i].stored;
+	return stored;
+}
+
+/*
+ * rbh_destroy() releases a rosebush of every shape: KASAN (and kmemleak,
+ * if enabled) report what it gets wrong.
+ */
+static void rbh_destroy_shapes(struct kunit *test)
+{
+	const struct rbh_test_shape *shape = test->param_value;
+	struct rbh *rbh = rbh_test_new(test);
+	struct rbh_stats *st = rbh_test_stats_alloc(test);
+	struct rbh_test_objs objs = { };
+
+	rbh_test_build(test, rbh, shape, &objs, st);
+	rbh_test_check_counts(test, rbh, st, rbh_test_objs_stored(&objs),
+			      shape->remove_all ? 0 : shape->reserve);
+	rbh_test_print_stats(test, shape->name, st);
+	if (shape->pattern == RBH_TEST_ONE_HASH)
+		KUNIT_EXPECT_GT(test, st->overflow_buckets, 0UL);
+	if (shape->nr > 1000)
+		KUNIT_EXPECT_GT(test, st->grows, 0UL);
+	KUNIT_EXPECT_EQ(test, rbh_empty(rbh),
+			!st->entries && !st->reserved);
+	rbh_test_destroy(test, rbh);
+}
+
+/*
+ * rbh_free_and_destroy() passes each stored pointer to the callback once
+ * per time it is stored, and never passes a reservation.
+ */
+static void rbh_free_and_destroy_shapes(struct kunit *test)
+{
+	const struct rbh_test_shape *shape = test->param_value;
+	struct rbh *rbh = rbh_test_new(test);
+	struct rbh_stats *st = rbh_test_stats_alloc(test);
+	struct rbh_test_objs objs = { };
+	unsigned long i, stored, wrong = 0, wrong_id = 0;
+
+	rbh_test_build(test, rbh, shape, &objs, st);
+	stored = rbh_test_objs_stored(&objs);
+
+	kunit_remove_action(test, rbh_test_destroy_action, rbh);
+	rbh_free_and_destroy(rbh, rbh_test_free_fn, &objs);
+	kunit_kfree(test, rbh);
+
+	KUNIT_EXPECT_EQ(test, objs.calls, stored);
+	KUNIT_EXPECT_EQ(test, objs.nulls, 0UL);
+	KUNIT_EXPECT_EQ(test, objs.strays, 0UL);
+	for (i = 0; i < objs.nr; i++) {
+		if (objs.obj[i].freed != objs.obj[i].stored && !wrong++)
+			wrong_id = i;
+	}
+	KUNIT_EXPECT_EQ_MSG(test, wrong, 0UL,
+			    "objects freed the wrong number of times; the first: %lu, stored %u times, freed %u times",
+			    wrong_id, objs.obj[wrong_id].stored,
+			    objs.obj[wrong_id].freed);
+}
+
+/*
+ * Allocation failure injection.  While a site is armed, its hook calls
+ * the stub below instead, which fails call number fail_at (counting from
+ * 1), or every call if fail_at is 0, and lets the others through.
+ */
+enum rbh_test_site {
+	RBH_TEST_BUCKET,	/* rbh_alloc_bucket() */
+	RBH_TEST_TABLE,		/* rbh_alloc_table() */
+	RBH_TEST_NR_SITES
+};
+
+static const char *const rbh_test_site_names[] = {
+	[RBH_TEST_BUCKET] = "rbh_alloc_bucket()",
+	[RBH_TEST_TABLE] = "rbh_alloc_table()",
+};
+
+struct rbh_test_fault {
+	unsigned int calls;	/* calls since the site was armed */
+	unsigned int fail_at;
+	unsigned int failed;	/* calls made to fail */
+	bool armed;
+};
+
+/* Kept in test->priv by the cases that inject failures. */
+struct rbh_test_faults {
+	struct rbh_test_fault site[RBH_TEST_NR_SITES];
+};
+
+static struct rbh_bucket *rbh_test_alloc_bucket_stub(gfp_t gfp);
+static void *rbh_test_alloc_table_stub(unsigned int depth, gfp_t gfp);
+
+static void rbh_test_faults_init(struct kunit *test)
+{
+	test->priv = kunit_kzalloc(test, sizeof(struct rbh_test_faults),
+				   GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, test->priv);
+}
+
+static void rbh_test_activate(struct kunit *test, enum rbh_test_site site)
+{
+	if (site == RBH_TEST_BUCKET)
+		kunit_activate_static_stub(test, rbh_alloc_bucket,
+					   rbh_test_alloc_bucket_stub);
+	else
+		kunit_activate_static_stub(test, rbh_alloc_table,
+					   rbh_test_alloc_table_stub);
+}
+
+static void rbh_test_deactivate(struct kunit *test, enum rbh_test_site site)
+{
+	if (site == RBH_TEST_BUCKET)
+		kunit_deactivate_static_stub(test, rbh_alloc_bucket);
+	else
+		kunit_deactivate_static_stub(test, rbh_alloc_table);
+}
+
+static struct rbh_test_fault *rbh_test_fault_arm(struct kunit *test,
+						 enum rbh_test_site site,
+						 unsigned int fail_at)
+{
+	struct rbh_test_faults *faults = test->priv;
+	struct rbh_test_fault *f = &faults->site[site];
+
+	f->calls = 0;
+	f->failed = 0;
+	f->fail_at = fail_at;
+	rbh_test_activate(test, site);
+	f->armed = true;
+	return f;
+}
+
+static void rbh_test_fault_disarm(struct kunit *test)
+{
+	struct rbh_test_faults *faults = test->priv;
+	unsigned int site;
+
+	for (site = 0; site < RBH_TEST_NR_SITES; site++) {
+		if (faults->site[site].armed)
+			rbh_test_deactivate(test, site);
+		faults->site[site].armed = false;
+	}
+}
+
+/* Count a call to an armed hook; true if it must fail. */
+static bool rbh_test_fault_hit(struct rbh_test_fault *f)
+{
+	f->calls++;
+	if (f->fail_at && f->calls != f->fail_at)
+		return false;
+	f->failed++;
+	return true;
+}
+
+/*
+ * A call that is let through goes to the real function, so the stub must
+ * be lifted for it and put back afterwards.  Putting it back allocates
+ * with GFP_KERNEL, so after a call that may not sleep the site stays
+ * disarmed.
+ */
+static void rbh_test_fault_pass(struct kunit *test, enum rbh_test_site site,
+				gfp_t gfp)
+{
+	struct rbh_test_faults *faults = test->priv;
+
+	if (gfpflags_allow_blocking(gfp))
+		rbh_test_activate(test, site);
+	else
+		faults->site[site].armed = false;
+}
+
+static struct rbh_bucket *rbh_test_alloc_bucket_stub(gfp_t gfp)
+{
+	struct kunit *test = kunit_get_current_test();
+	struct rbh_test_faults *faults = test->priv;
+	struct rbh_bucket *bucket;
+
+	if (rbh_test_fault_hit(&faults->site[RBH_TEST_BUCKET]))
+		return NULL;
+	rbh_test_deactivate(test, RBH_TEST_BUCKET);
+	bucket = rbh_alloc_bucket(gfp);
+	rbh_test_fault_pass(test, RBH_TEST_BUCKET, gfp);
+	return bucket;
+}
+
+static void *rbh_test_alloc_table_stub(unsigned int depth, gfp_t gfp)
+{
+	struct kunit *test = kunit_get_current_test();
+	struct rbh_test_faults *faults = test->priv;
+	void *table;
+
+	if (rbh_test_fault_hit(&faults->site[RBH_TEST_TABLE]))
+		return NULL;
+	rbh_test_deactivate(test, RBH_TEST_TABLE);
+	table = rbh_alloc_table(depth, gfp);
+	rbh_test_fault_pass(test, RBH_TEST_TABLE, gfp);
+	return table;
+}
+
+/*
+ * A failed call leaves the rosebush as it was.  The one change allowed is
+ * a table that doubled before a later allocation failed: every key still
+ * leads to the same bucket.
+ */
+static void rbh_test_check_unchanged(struct kunit *test,
+				     const struct rbh_stats *before,
+				     const struct rbh_stats *after)
+{
+	size_t hist = (min_t(unsigned int, before->bucket_capacity,
+			     RBH_MAX_ENTRIES) + 1) * sizeof(before->occupancy[0]);
+
+	KUNIT_EXPECT_EQ(test, after->entries, before->entries);
+	KUNIT_EXPECT_EQ(test, after->reserved, before->reserved);
+	KUNIT_EXPECT_EQ(test, after->buckets, before->buckets);
+	KUNIT_EXPECT_EQ(test, after->overflow_buckets,
+			before->overflow_buckets);
+	KUNIT_EXPECT_EQ(test, after->splits, before->splits);
+	KUNIT_EXPECT_EQ(test, after->merges, before->merges);
+	KUNIT_EXPECT_EQ(test, after->shrinks, before->shrinks);
+	KUNIT_EXPECT_EQ_MSG(test,
+			    memcmp(after->occupancy, before->occupancy, hist),
+			    0, "the occupancy histogram changed");
+	if (after->grows == before->grows) {
+		KUNIT_EXPECT_EQ(test, after->table_slots, before->table_slots);
+		KUNIT_EXPECT_EQ(test, after->bytes, before->bytes);
+	}
+}
+
+/*
+ * Insert set entries from @first on, with a site armed, until an
+ * allocation fails.  Check that the insertion failed with -ENOMEM and
+ * changed nothing, and return the entry; set->max if none failed.
+ */
+static unsigned long rbh_test_insert_until_enomem(struct kunit *test,
+						  struct rbh_test_set *set,
+						  unsigned long first,
+						  struct rbh_test_fault *f,
+						  struct rbh_stats *before,
+						  struct rbh_stats *after)
+{
+	unsigned int failed;
+	unsigned long i;
+	int err;
+
+	for (i = first; i < set->max; i++) {
+		failed = f->failed;
+		rbh_test_stats(test, set->rbh, before);
+		err = rbh_test_set_insert(set, i);
+		if (f->failed == failed) {
+			if (!err)
+				continue;
+			KUNIT_FAIL(test, "rbh_insert() of entry %lu: %d", i, err);
+			return set->max;
+		}
+		KUNIT_EXPECT_EQ_MSG(test, err, -ENOMEM,
+				    "rbh_insert() of entry %lu after a failed allocation",
+				    i);
+		if (err != -ENOMEM)
+			return set->max;
+		rbh_test_stats(test, set->rbh, after);
+		rbh_test_check_unchanged(test, before, after);
+		rbh_test_check_set(test, set);
+		return i;
+	}
+	return set->max;
+}
+
+static int rbh_test_first_call(struct rbh *rbh, bool reserve)
+{
+	if (reserve)
+		return rbh_reserve(rbh, 1);
+	return rbh_insert(rbh, 1, rbh_test_ptr(1));
+}
+
+/*
+ * Make allocation @n from @site fail in the first rbh_insert() (or
+ * rbh_reserve()) into a new rosebush.  Return false if that call made
+ * fewer than @n allocations from @site, and so succeeded.
+ */
+static bool rbh_test_fail_first_call(struct kunit *test, bool reserve,
+				     enum rbh_test_site site, unsigned int n,
+				     struct rbh_stats *st)
+{
+	const char *call = reserve ? "rbh_reserve()" : "rbh_insert()";
+	struct rbh *rbh = rbh_test_new(test);
+	struct rbh_test_fault *f;
+	unsigned long total;
+	int err;
+
+	f = rbh_test_fault_arm(test, site, n);
+	err = rbh_test_first_call(rbh, reserve);
+	rbh_test_fault_disarm(test);
+	if (!f->failed) {
+		KUNIT_EXPECT_EQ(test, err, 0);
+		KUNIT_EXPECT_GT_MSG(test, n, 1U, "the first %s called no %s",
+				    call, rbh_test_site_names[site]);
+		rbh_test_destroy(test, rbh);
+		return false;
+	}
+
+	KUNIT_EXPECT_EQ_MSG(test, err, -ENOMEM, "%s with call %u of %s failing",
+			    call, n, rbh_test_site_names[site]);
+	KUNIT_EXPECT_TRUE(test, rbh_empty(rbh));
+	rbh_test_stats(test, rbh, st);
+	KUNIT_EXPECT_EQ(test, st->table_slots, 0UL);
+	KUNIT_EXPECT_EQ(test, st->bytes, 0UL);
+	rbh_test_count(rbh, 1, NULL, &total);
+	KUNIT_EXPECT_EQ(test, total, 0UL);
+
+	/* With the allocator working again, the same call succeeds. */
+	KUNIT_EXPECT_EQ(test, rbh_test_first_call(rbh, reserve), 0);
+	rbh_test_check_counts(test, rbh, st, !reserve, reserve);
+	rbh_test_destroy(test, rbh);
+	return true;
+}
+
+/*
+ * The first rbh_insert() or rbh_reserve() allocates a table and two
+ * buckets: whichever of those allocations fails, the call returns
+ * -ENOMEM and the rosebush stays empty, holding no memory.
+ */
+static void rbh_alloc_fail_first_insert(struct kunit *test)
+{
+	struct rbh_stats *st = rbh_test_stats_alloc(test);
+	unsigned int site, n;
+	int reserve;
+
+	rbh_test_faults_init(test);
+	for (reserve = 0; reserve < 2; reserve++) {
+		for (site = 0; site < RBH_TEST_NR_SITES; site++) {
+			for (n = 1; n <= 8; n++) {
+				if (!rbh_test_fail_first_call(test, reserve,
+							      site, n, st))
+					break;
+			}
+		}
+	}
+}
+
+/*
+ * An insertion that must double the table fails with -ENOMEM when the
+ * new table cannot be allocated, and succeeds once it can.
+ */
+static void rbh_alloc_fail_grow(struct kunit *test)
+{
+	struct rbh *rbh = rbh_test_new(test);
+	struct rbh_stats *before = rbh_test_stats_alloc(test);
+	struct rbh_stats *after = rbh_test_stats_alloc(test);
+	struct rbh_test_set *set;
+	struct rbh_test_fault *f;
+	unsigned long i = 0;
+	unsigned int event, cap;
+
+	rbh_test_faults_init(test);
+	cap = rbh_test_capacity(test, rbh, before);
+	set = rbh_test_set_new(test, rbh, 64 * cap);
+	rbh_test_set_fill(set, RBH_TEST_RANDOM);
+	KUNIT_ASSERT_EQ(test, rbh_test_set_insert(set, 0), 0);
+
+	for (event = 0; event < 3; event++) {
+		f = rbh_test_fault_arm(test, RBH_TEST_TABLE, 0);
+		i = rbh_test_insert_until_enomem(test, set, i + 1, f, before,
+						 after);
+		rbh_test_fault_disarm(test);
+		KUNIT_ASSERT_LT_MSG(test, i, set->max,
+				    "no insertion needed a bigger table");
+
+		rbh_test_stats(test, rbh, before);
+		KUNIT_EXPECT_EQ(test, rbh_test_set_insert(set, i), 0);
+		rbh_test_stats(test, rbh, after);
+		KUNIT_EXPECT_GT(test, after->grows, before->grows);
+	}
+	rbh_test_check_set(test, set);
+	rbh_test_set_del(test, set, 0, set->max);
+	KUNIT_EXPECT_TRUE(test, rbh_empty(rbh));
+	rbh_test_destroy(test, rbh);
+}
+
+/*
+ * Splitting a bucket shared by two slots allocates two buckets: if either
+ * allocation fails, the insertion fails with -ENOMEM and changes nothing.
+ */
+static void rbh_alloc_fail_split(struct kunit *test)
+{
+	struct rbh *rbh = rbh_test_new(test);
+	struct rbh_stats *before = rbh_test_stats_alloc(test);
+	struct rbh_stats *after = rbh_test_stats_alloc(test);
+	unsigned int cap, fail_at, attempt;
+	struct rbh_test_set *set;
+	struct rbh_test_fault *f;
+	unsigned long i = 0;
+	bool shared;
+
+	rbh_test_faults_init(test);
+	cap = rbh_test_capacity(test, rbh, before);
+	set = rbh_test_set_new(test, rbh, 128 * cap + 256);
+	rbh_test_set_fill(set, RBH_TEST_RANDOM);
+
+	/* Double the table twice, so that most buckets are shared. */
+	do {
+		KUNIT_ASSERT_EQ(test, rbh_test_set_insert(set, i++), 0);
+		rbh_test_stats(test, rbh, before);
+	} while (before->grows < 2 && i < set->max / 2);
+	KUNIT_ASSERT_GE(test, before->grows, 2UL);
+
+	for (fail_at = 1; fail_at <= 2; fail_at++) {
+		shared = false;
+		for (attempt = 0; attempt < 16 && !shared; attempt++) {
+			f = rbh_test_fault_arm(test, RBH_TEST_BUCKET, fail_at);
+			i = rbh_test_insert_until_enomem(test, set, i, f,
+							 before, after);
+			rbh_test_fault_disarm(test);
+			KUNIT_ASSERT_LT_MSG(test, i, set->max,
+					    "no insertion allocated a bucket");
+
+			rbh_test_stats(test, rbh, before);
+			KUNIT_EXPECT_EQ(test, rbh_test_set_insert(set, i++), 0);
+			rbh_test_stats(test, rbh, after);
+			shared = after->splits > before->splits &&
+				 after->grows == before->grows;
+		}
+		KUNIT_EXPECT_TRUE_MSG(test, shared,
+				      "no split of a shared bucket failed with allocation %u failing",
+				      fail_at);
+	}
+	rbh_test_check_set(test, set);
+	rbh_test_set_del(test, set, 0, set->max);
+	KUNIT_EXPECT_TRUE(test, rbh_empty(rbh));
+	rbh_test_destroy(test, rbh);
+}
+
+/*
+ * Entries under one hash that do not fit in their bucket go to an overflow
+ * chain, one allocated bucket at a time: each of those allocations can
+ * fail without changing anything.
+ */
+static void rbh_alloc_fail_overflow(struct kunit *test)
+{
+	struct rbh *rbh = rbh_test_new(test);
+	struct rbh_stats *before = rbh_test_stats_alloc(test);
+	struct rbh_stats *after = rbh_test_stats_alloc(test);
+	u32 key = RBH_TEST_FLOOD * GOLDEN_RATIO_32;
+	struct rbh_test_set *set;
+	struct rbh_test_fault *f;
+	unsigned long i, j, n;
+	unsigned int cap;
+	int err = 0;
+
+	rbh_test_faults_init(test);
+	cap = rbh_test_capacity(test, rbh, before);
+	n = 3 * cap + 4;
+	/* n entries under one hash, then four whose keys share its bucket */
+	set = rbh_test_set_new(test, rbh, n + 4);
+	for (i = 0; i < n; i++)
+		set->hash[i] = RBH_TEST_FLOOD;
+	for (i = 0; i < 4; i++)
+		set->hash[n + i] = rbh_test_hash_of_key(key ^ (i + 1));
+	if (!rbh_test_set_add(test, set, 0, cap))
+		goto out;
+
+	/* The bucket is full: the next entry needs the first chain bucket. */
+	f = rbh_test_fault_arm(test, RBH_TEST_BUCKET, 0);
+	i = rbh_test_insert_until_enomem(test, set, cap, f, before, after);
+	rbh_test_fault_disarm(test);
+	KUNIT_EXPECT_EQ(test, i, (unsigned long)cap);
+	KUNIT_ASSERT_LT(test, i, n);
+	KUNIT_ASSERT_EQ(test, rbh_test_set_insert(set, i), 0);
+	rbh_test_stats(test, rbh, after);
+	KUNIT_EXPECT_EQ(test, after->overflow_buckets, 1UL);
+
+	/* When that one is full, the chain needs a second bucket. */
+	f = rbh_test_fault_arm(test, RBH_TEST_BUCKET, 0);
+	j = rbh_test_insert_until_enomem(test, set, i + 1, f, before, after);
+	rbh_test_fault_disarm(test);
+	KUNIT_EXPECT_LE(test, j, i + cap);
+	KUNIT_ASSERT_LT(test, j, n);
+	KUNIT_ASSERT_EQ(test, rbh_test_set_insert(set, j), 0);
+	rbh_test_stats(test, rbh, after);
+	KUNIT_EXPECT_EQ(test, after->overflow_buckets, 2UL);
+	if (!rbh_test_set_add(test, set, j + 1, n))
+		goto out;
+
+	/*
+	 * Other keys in the full bucket make room by moving entries into the
+	 * chain, which may need another bucket: if it cannot be allocated,
+	 * nothing moves.
+	 */
+	for (i = n; i < set->max; i++) {
+		f = rbh_test_fault_arm(test, RBH_TEST_BUCKET, 0);
+		j = rbh_test_insert_until_enomem(test, set, i, f, before,
+						 after);
+		rbh_test_fault_disarm(test);
+		if (j == set->max)
+			break;
+		err = rbh_test_set_insert(set, j);
+		KUNIT_EXPECT_EQ_MSG(test, err, 0, "entry %lu", j);
+		if (err)
+			break;
+		i = j;
+	}
+	rbh_test_check_set(test, set);
+	rbh_test_check_counts(test, rbh, before, set->max, 0);
+
+	for (i = set->max; i-- > 0; ) {
+		err = rbh_test_set_remove(set, i);
+		if (err)
+			break;
+	}
+	KUNIT_EXPECT_EQ_MSG(test, err, 0, "removing entry %lu", i);
+	KUNIT_EXPECT_TRUE(test, rbh_empty(rbh));
+	rbh_test_check_counts(test, rbh, after, 0, 0);
+	KUNIT_EXPECT_EQ(test, after->overflow_buckets, 0UL);
+out:
+	rbh_test_destroy(test, rbh);
+}
+
+/*
+ * A removal that would halve the table keeps the old one when the smaller
+ * table cannot be allocated: everything keeps working, and a later
+ * removal halves the table once the allocator works again.
+ */
+static void rbh_alloc_fail_shrink(struct kunit *test)
+{
+	struct rbh *rbh = rbh_test_new(test);
+	struct rbh_stats *before = rbh_test_stats_alloc(test);
+	struct rbh_stats *after = rbh_test_stats_alloc(test);
+	unsigned long n, keep, more;
+	struct rbh_test_set *set;
+	struct rbh_test_fault *f;
+	unsigned int cap;
+
+	rbh_test_faults_init(test);
+	cap = rbh_test_capacity(test, rbh, before);
+	n = 32 * cap;
+	keep = cap / 2 + 1;
+	more = 2 * cap;
+	set = rbh_test_set_new(test, rbh, n + more);
+	rbh_test_set_fill(set, RBH_TEST_RANDOM);
+	if (!rbh_test_set_add(test, set, 0, n))
+		goto out;
+	rbh_test_stats(test, rbh, before);
+	KUNIT_ASSERT_GE(test, before->table_slots, 8UL);
+
+	f = rbh_test_fault_arm(test, RBH_TEST_TABLE, 0);
+	if (!rbh_test_set_del(test, set, keep, n))
+		goto out;
+	rbh_test_stats(test, rbh, after);
+	KUNIT_EXPECT_GT_MSG(test, f->failed, 0U,
+			    "no removal tried to halve the table");
+	KUNIT_EXPECT_EQ(test, after->shrinks, before->shrinks);
+	KUNIT_EXPECT_EQ(test, after->table_slots, before->table_slots);
+	KUNIT_EXPECT_GT(test, after->merges, before->merges);
+	KUNIT_EXPECT_EQ(test, after->entries, keep);
+	rbh_test_check_set(test, set);
+
+	/* With the halving pending, insertion and removal still work. */
+	if (!rbh_test_set_add(test, set, n, n + more))
+		goto out;
+	rbh_test_check_set(test, set);
+	if (!rbh_test_set_del(test, set, n, n + more))
+		goto out;
+	rbh_test_fault_disarm(test);
+
+	rbh_test_stats(test, rbh, before);
+	if (!rbh_test_set_del(test, set, 0, 1))
+		goto out;
+	rbh_test_stats(test, rbh, after);
+	KUNIT_EXPECT_GT_MSG(test, after->shrinks, before->shrinks,
+			    "the first removal after the failures did not halve the table");
+	KUNIT_EXPECT_LT(test, after->table_slots, before->table_slots);
+	rbh_test_check_set(test, set);
+
+	rbh_test_set_del(test, set, 0, keep);
+	KUNIT_EXPECT_TRUE(test, rbh_empty(rbh));
+	rbh_test_stats(test, rbh, after);
+	rbh_test_print_stats(test, "emptied", after);
+out:
+	rbh_test_fault_disarm(test);
+	rbh_test_destroy(test, rbh);
+}
+
+/* Insert and remove @p under @hash 1000 times: the shape must not churn. */
+static void rbh_test_toggle(struct kunit *test, struct rbh *rbh, u32 hash,
+			    void *p, struct rbh_stats *st)
+{
+	unsigned long i, resizes, errors = 0;
+
+	rbh_test_stats(test, rbh, st);
+	resizes = rbh_test_resizes(st);
+	for (i = 0; i < 1000; i++) {
+		if (rbh_insert(rbh, hash, p) || rbh_remove(rbh, hash, p))
+			errors++;
+		cond_resched();
+	}
+	rbh_test_stats(test, rbh, st);
+	KUNIT_EXPECT_EQ(test, errors, 0UL);
+	KUNIT_EXPECT_LE_MSG(test, rbh_test_resizes(st) - resizes, 4UL,
+			    "1000 insert/remove pairs under hash %#x", hash);
+	kunit_info(test, "1000 insert/remove pairs: %lu resizes\n",
+		   rbh_test_resizes(st) - resizes);
+}
+
+/*
+ * Just past a split, and just past a merge, inserting and removing one
+ * entry again and again changes the shape of the rosebush a bounded
+ * number of times, not every time.
+ */
+static void rbh_resize_hysteresis(struct kunit *test)
+{
+	struct rbh *rbh = rbh_test_new(test);
+	struct rbh_stats *before = rbh_test_stats_alloc(test);
+	struct rbh_stats *after = rbh_test_stats_alloc(test);
+	struct rbh_test_set *set;
+	unsigned long i, j;
+	unsigned int cap;
+	bool merged = false;
+	void *toggle;
+
+	cap = rbh_test_capacity(test, rbh, before);
+	set = rbh_test_set_new(test, rbh, 32 * cap);
+	rbh_test_set_fill(set, RBH_TEST_RANDOM);
+	toggle = rbh_test_ptr(set->max);
+	if (!rbh_test_set_add(test, set, 0, 8 * cap))
+		goto out;
+
+	for (i = 8 * cap; i < set->max; i++) {
+		rbh_test_stats(test, rbh, before);
+		KUNIT_ASSERT_EQ(test, rbh_test_set_insert(set, i), 0);
+		rbh_test_stats(test, rbh, after);
+		if (after->splits > before->splits)
+			break;
+	}
+	KUNIT_ASSERT_LT_MSG(test, i, set->max, "no insertion split a bucket");
+	rbh_test_toggle(test, rbh, set->hash[i], toggle, after);
+
+	for (j = i + 1; !merged && j-- > 0; ) {
+		rbh_test_stats(test, rbh, before);
+		KUNIT_ASSERT_EQ(test, rbh_test_set_remove(set, j), 0);
+		rbh_test_stats(test, rbh, after);
+		merged = after->merges > before->merges;
+	}
+	KUNIT_ASSERT_TRUE_MSG(test, merged, "no removal merged two buckets");
+	rbh_test_toggle(test, rbh, set->hash[j], toggle, after);
+
+	rbh_test_check_set(test, set);
+	rbh_test_set_del(test, set, 0, set->max);
+	KUNIT_EXPECT_TRUE(test, rbh_empty(rbh));
+out:
+	rbh_test_destroy(test, rbh);
+}
+
+/*
+ * Model-based test: random operations on a small hash space (so that
+ * hashes repeat and pointers are stored several times), each checked
+ * against a plain array of (hash, pointer) records, where a NULL pointer
+ * is a reservation.
+ */
+#define RBH_TEST_MODEL_RECS	512
+#define RBH_TEST_MODEL_STEPS	100000UL
+#define RBH_TEST_MODEL_PHASE	10000UL	/* steps of filling, then draining */
+#define RBH_TEST_MODEL_CHECK	4096UL	/* steps between full checks */
+
+struct rbh_test_rec {
+	u32 hash;
+	void *p;
+};
+
+struct rbh_test_model {
+	struct kunit *test;
+	struct rbh *rbh;
+	struct rbh_stats *st;
+	struct rnd_state rnd;
+	struct rbh_test_rec *rec;
+	unsigned int nr;		/* records in use */
+	unsigned int nr_reserved;	/* of them, reservations */
+	void **walk;			/* what the last walk returned */
+	void **gone;			/* what it removed */
+	unsigned int walk_max;
+	unsigned long next_id;		/* for rbh_test_ptr() */
+	unsigned long step;
+};
+
+/* Report a mismatch and evaluate to false, to stop at the first one. */
+#define rbh_test_model_fail(m, fmt, ...)				\
+({									\
+	struct rbh_test_model *__m = (m);				\
+									\
+	KUNIT_FAIL(__m->test, "step %lu (seed %lu): " fmt,		\
+		   __m->step, rbh_test_seed, ##__VA_ARGS__);		\
+	false;								\
+})
+
+enum rbh_test_op {
+	RBH_OP_INSERT,
+	RBH_OP_INSERT_AGAIN,	/* a stored pointer, under its hash */
+	RBH_OP_INSERT_NULL,
+	RBH_OP_RESERVE,
+	RBH_OP_USE,
+	RBH_OP_USE_NULL,
+	RBH_OP_RELEASE,
+	RBH_OP_REMOVE,
+	RBH_OP_REMOVE_ABSENT,
+	RBH_OP_ITER_REMOVE,
+	RBH_OP_LOOKUP,
+	RBH_NR_OPS
+};
+
+/* Relative frequencies of the operations while filling and draining */
+static const u8 rbh_test_op_weight[2][RBH_NR_OPS] = {
+	{ 30, 5, 1, 10, 10, 1, 4, 15, 3, 2, 19 },
+	{ 10, 2, 1, 4, 10, 1, 8, 30, 3, 8, 23 },
+};
+
+static u32 rbh_test_rand(struct rbh_test_model *m, u32 below)
+{
+	return prandom_u32_state(&m->rnd) % below;
+}
+
+/* Half the hashes come from 32 values, a quarter from stored records. */
+static u32 rbh_test_model_hash(struct rbh_test_model *m)
+{
+	switch (rbh_test_rand(m, 4)) {
+	case 0:
+	case 1:
+		return rbh_test_rand(m, 32);
+	case 2:
+		return rbh_test_rand(m, 4096);
+	default:
+		if (!m->nr)
+			return rbh_test_rand(m, 32);
+		return m->rec[rbh_test_rand(m, m->nr)].hash;
+	}
+}
+
+static void rbh_test_model_add(struct rbh_test_model *m, u32 hash, void *p)
+{
+	m->rec[m->nr].hash = hash;
+	m->rec[m->nr].p = p;
+	m->nr++;
+	if (!p)
+		m->nr_reserved++;
+}
+
+static void rbh_test_model_del(struct rbh_test_model *m, unsigned int k)
+{
+	if (!m->rec[k].p)
+		m->nr_reserved--;
+	m->rec[k] = m->rec[--m->nr];
+}
+
+/* A record with @hash and @p (NULL: a reservation), or -1. */
+static int rbh_test_model_find(struct rbh_test_model *m, u32 hash,
+			       const void *p)
+{
+	unsigned int k;
+
+	for (k = 0; k < m->nr; k++) {
+		if (m->rec[k].hash == hash && m->rec[k].p == p)
+			return k;
+	}
+	return -1;
+}
+
+/* A random entry (or reservation) record, or -1 if there is none. */
+static int rbh_test_model_pick(struct rbh_test_model *m, bool reservation)
+{
+	unsigned int i, k, start;
+	bool reserved;
+
+	if (!m->nr)
+		return -1;
+	start = rbh_test_rand(m, m->nr);
+	for (i = 0; i < m->nr; i++) {
+		k = (start + i) % m->nr;
+		reserved = !m->rec[k].p;
+		if (reserved == reservation)
+			return k;
+	}
+	return -1;
+}
+
+/*
+ * Compare the @n pointers of m->walk, returned by a walk of @hash, with
+ * the records: the same pointers, each as many times.
+ */
+static bool rbh_test_model_compare(struct rbh_test_model *m, u32 hash,
+				   unsigned int n, const char *what)
+{
+	unsigned int i, j, expected = 0, in_walk, in_model;
+	void *p;
+
+	for (j = 0; j < m->nr; j++) {
+		if (m->rec[j].hash == hash && m->rec[j].p)
+			expected++;
+	}
+	if (n != expected)
+		return rbh_test_model_fail(m,
+					   "%s of hash %#x returned %u pointers, the model has %u",
+					   what, hash, n, expected);
+	for (i = 0; i < n; i++) {
+		p = m->walk[i];
+		in_walk = 0;
+		in_model = 0;
+		for (j = 0; j < n; j++)
+			in_walk += m->walk[j] == p;
+		for (j = 0; j < m->nr; j++)
+			in_model += m->rec[j].hash == hash && m->rec[j].p == p;
+		if (in_walk != in_model)
+			return rbh_test_model_fail(m,
+						   "%s of hash %#x returned %p %u times, the model has it %u times",
+						   what, hash, p, in_walk,
+						   in_model);
+	}
+	return true;
+}
+
+/* Walk @hash under RCU and compare with the records. */
+static bool rbh_test_model_check_hash(struct rbh_test_model *m, u32 hash)
+{
+	RBH_ITER(iter, m->rbh, hash);
+	unsigned int n = 0;
+	void *p;
+
+	rcu_read_lock();
+	while (n < m->walk_max && (p = rbh_next(&iter)) != NULL)
+		m->walk[n++] = p;
+	rcu_read_unlock();
+	return rbh_test_model_compare(m, hash, n, "walk");
+}
+
+/* Every hash in the records, and the counts of rbh_stats(). */
+static bool rbh_test_model_check_all(struct rbh_test_model *m)
+{
+	unsigned int j, k;
+
+	for (k = 0; k < m->nr; k++) {
+		for (j = 0; j < k; j++) {
+			if (m->rec[j].hash == m->rec[k].hash)
+				break;
+		}
+		if (j == k && !rbh_test_model_check_hash(m, m->rec[k].hash))
+			return false;
+	}
+	rbh_test_stats(m->test, m->rbh, m->st);
+	if (m->st->entries != m->nr - m->nr_reserved ||
+	    m->st->reserved != m->nr_reserved)
+		return rbh_test_model_fail(m,
+					   "rbh_stats(): %lu entries, %lu reserved; the model has %u, %u",
+					   m->st->entries, m->st->reserved,
+					   m->nr - m->nr_reserved,
+					   m->nr_reserved);
+	return true;
+}
+
+static bool rbh_test_model_remove(struct rbh_test_model *m)
+{
+	int k = rbh_test_model_pick(m, false);
+	u32 hash;
+	void *p;
+	int err;
+
+	if (k < 0)
+		return rbh_test_model_check_hash(m, rbh_test_model_hash(m));
+	hash = m->rec[k].hash;
+	p = m->rec[k].p;
+	err = rbh_remove(m->rbh, hash, p);
+	if (err)
+		return rbh_test_model_fail(m, "rbh_remove(%#x, %p): %d",
+					   hash, p, err);
+	rbh_test_model_del(m, k);
+	return rbh_test_model_check_hash(m, hash);
+}
+
+static bool rbh_test_model_insert(struct rbh_test_model *m, bool again)
+{
+	int k = again ? rbh_test_model_pick(m, false) : -1;
+	u32 hash;
+	void *p;
+	int err;
+
+	if (m->nr == RBH_TEST_MODEL_RECS)
+		return rbh_test_model_remove(m);
+	if (k >= 0) {
+		hash = m->rec[k].hash;
+		p = m->rec[k].p;
+	} else {
+		hash = rbh_test_model_hash(m);
+		p = rbh_test_ptr(m->next_id++);
+	}
+	err = rbh_insert(m->rbh, hash, p);
+	if (err)
+		return rbh_test_model_fail(m, "rbh_insert(%#x, %p): %d",
+					   hash, p, err);
+	rbh_test_model_add(m, hash, p);
+	return rbh_test_model_check_hash(m, hash);
+}
+
+static bool rbh_test_model_insert_null(struct rbh_test_model *m)
+{
+	u32 hash = rbh_test_model_hash(m);
+	int err = rbh_insert(m->rbh, hash, NULL);
+
+	if (err != -EINVAL)
+		return rbh_test_model_fail(m, "rbh_insert(%#x, NULL): %d",
+					   hash, err);
+	return rbh_test_model_check_hash(m, hash);
+}
+
+static bool rbh_test_model_reserve(struct rbh_test_model *m)
+{
+	u32 hash = rbh_test_model_hash(m);
+	int err;
+
+	if (m->nr == RBH_TEST_MODEL_RECS)
+		return rbh_test_model_remove(m);
+	err = rbh_reserve(m->rbh, hash);
+	if (err)
+		return rbh_test_model_fail(m, "rbh_reserve(%#x): %d", hash,
+					   err);
+	rbh_test_model_add(m, hash, NULL);
+	return rbh_test_model_check_hash(m, hash);
+}
+
+/* Mostly the hash of a reservation; sometimes any hash. */
+static u32 rbh_test_model_reserved_hash(struct rbh_test_model *m)
+{
+	int k = rbh_test_rand(m, 4) ? rbh_test_model_pick(m, true) : -1;
+
+	return k >= 0 ? m->rec[k].hash : rbh_test_model_hash(m);
+}
+
+static bool rbh_test_model_use(struct rbh_test_model *m)
+{
+	u32 hash = rbh_test_model_reserved_hash(m);
+	int k = rbh_test_model_find(m, hash, NULL);
+	void *p = rbh_test_ptr(m->next_id++);
+	int err = rbh_use(m->rbh, hash, p);
+
+	if (err != (k >= 0 ? 0 : -ENOENT))
+		return rbh_test_model_fail(m,
+					   "rbh_use(%#x, %p): %d, with%s a reservation",
+					   hash, p, err, k >= 0 ? "" : "out");
+	if (k >= 0) {
+		m->rec[k].p = p;
+		m->nr_reserved--;
+	}
+	return rbh_test_model_check_hash(m, hash);
+}
+
+static bool rbh_test_model_use_null(struct rbh_test_model *m)
+{
+	int k = rbh_test_model_pick(m, true);
+	int err;
+
+	if (k < 0)
+		return rbh_test_model_check_hash(m, rbh_test_model_hash(m));
+	err = rbh_use(m->rbh, m->rec[k].hash, NULL);
+	if (err != -EINVAL)
+		return rbh_test_model_fail(m, "rbh_use(%#x, NULL): %d",
+					   m->rec[k].hash, err);
+	return rbh_test_model_check_hash(m, m->rec[k].hash);
+}
+
+static bool rbh_test_model_release(struct rbh_test_model *m)
+{
+	u32 hash = rbh_test_model_reserved_hash(m);
+	int k = rbh_test_model_find(m, hash, NULL);
+	bool by_remove = rbh_test_rand(m, 2);
+	int err;
+
+	if (by_remove)
+		err = rbh_remove(m->rbh, hash, NULL);
+	else
+		err = rbh_release(m->rbh, hash);
+	if (err != (k >= 0 ? 0 : -ENOENT))
+		return rbh_test_model_fail(m, "%s(%#x): %d, with%s a reservation",
+					   by_remove ? "rbh_remove" : "rbh_release",
+					   hash, err, k >= 0 ? "" : "out");
+	if (k >= 0)
+		rbh_test_model_del(m, k);
+	return rbh_test_model_check_hash(m, hash);
+}
+
+/* A pointer never stored, or a stored one under another hash. */
+static bool rbh_test_model_remove_absent(struct rbh_test_model *m)
+{
+	int k = rbh_test_model_pick(m, false);
+	u32 hash;
+	void *p;
+	int err;
+
+	if (k >= 0 && rbh_test_rand(m, 2)) {
+		hash = m->rec[k].hash ^ (1 + rbh_test_rand(m, 7));
+		p = m->rec[k].p;
+	} else {
+		hash = rbh_test_model_hash(m);
+		p = rbh_test_ptr(m->next_id++);
+	}
+	k = rbh_test_model_find(m, hash, p);
+	err = rbh_remove(m->rbh, hash, p);
+	if (err != (k >= 0 ? 0 : -ENOENT))
+		return rbh_test_model_fail(m, "rbh_remove(%#x, %p): %d", hash,
+					   p, err);
+	if (k >= 0)
+		rbh_test_model_del(m, k);
+	return rbh_test_model_check_hash(m, hash);
+}
+
+/*
+ * Walk @hash with the iterator locked, removing about half of what it
+ * returns.  The walk must return what the records held before.
+ */
+static bool rbh_test_model_locked_walk(struct rbh_test_model *m, u32 hash)
+{
+	RBH_ITER(iter, m->rbh, hash);
+	unsigned int n = 0, gone = 0, i;
+	void *p;
+	int k;
+
+	rbh_iter_lock(&iter);
+	while (n < m->walk_max && (p = rbh_next(&iter)) != NULL) {
+		m->walk[n++] = p;
+		if (rbh_test_rand(m, 2)) {
+			rbh_iter_remove(&iter, p);
+			m->gone[gone++] = p;
+		}
+	}
+	rbh_iter_unlock(&iter);
+
+	if (!rbh_test_model_compare(m, hash, n, "locked walk"))
+		return false;
+	for (i = 0; i < gone; i++) {
+		k = rbh_test_model_find(m, hash, m->gone[i]);
+		if (k < 0)
+			return rbh_test_model_fail(m, "%p removed twice",
+						   m->gone[i]);
+		rbh_test_model_del(m, k);
+	}
+	return rbh_test_model_check_hash(m, hash);
+}
+
+static bool rbh_test_model_iter_remove(struct rbh_test_model *m)
+{
+	int k = rbh_test_model_pick(m, false);
+
+	return rbh_test_model_locked_walk(m, k >= 0 ? m->rec[k].hash :
+					  rbh_test_model_hash(m));
+}
+
+static bool rbh_test_model_step(struct rbh_test_model *m, enum rbh_test_op op)
+{
+	switch (op) {
+	case RBH_OP_INSERT:
+		return rbh_test_model_insert(m, false);
+	case RBH_OP_INSERT_AGAIN:
+		return rbh_test_model_insert(m, true);
+	case RBH_OP_INSERT_NULL:
+		return rbh_test_model_insert_null(m);
+	case RBH_OP_RESERVE:
+		return rbh_test_model_reserve(m);
+	case RBH_OP_USE:
+		return rbh_test_model_use(m);
+	case RBH_OP_USE_NULL:
+		return rbh_test_model_use_null(m);
+	case RBH_OP_RELEASE:
+		return rbh_test_model_release(m);
+	case RBH_OP_REMOVE:
+		return rbh_test_model_remove(m);
+	case RBH_OP_REMOVE_ABSENT:
+		return rbh_test_model_remove_absent(m);
+	case RBH_OP_ITER_REMOVE:
+		return rbh_test_model_iter_remove(m);
+	case RBH_OP_LOOKUP:
+	case RBH_NR_OPS:
+		break;
+	}
+	return rbh_test_model_check_hash(m, rbh_test_model_hash(m));
+}
+
+static enum rbh_test_op rbh_test_model_op(struct rbh_test_model *m)
+{
+	const u8 *weight = rbh_test_op_weight[(m->step /
+					       RBH_TEST_MODEL_PHASE) & 1];
+	unsigned int op, total = 0, r;
+
+	for (op = 0; op < RBH_NR_OPS; op++)
+		total += weight[op];
+	r = rbh_test_rand(m, total);
+	for (op = 0; r >= weight[op]; op++)
+		r -= weight[op];
+	return op;
+}
+
+/* Empty the rosebush through the model, checking as it goes. */
+static bool rbh_test_model_drain(struct rbh_test_model *m)
+{
+	bool ok = true;
+	int err;
+
+	while (ok && m->nr) {
+		if (m->rec[m->nr - 1].p) {
+			ok = rbh_test_model_remove(m);
+			continue;
+		}
+		err = rbh_release(m->rbh, m->rec[m->nr - 1].hash);
+		if (err)
+			ok = rbh_test_model_fail(m, "rbh_release(%#x): %d",
+						 m->rec[m->nr - 1].hash, err);
+		else
+			rbh_test_model_del(m, m->nr - 1);
+	}
+	return ok;
+}
+
+/*
+ * 100000 random operations (insert, reserve, use, release, remove,
+ * removal under the iterator's lock, lookups and calls that must fail),
+ * filling and draining the rosebush in turn, each checked against the
+ * model.  The first mismatch stops the test with its step number.
+ */
+static void rbh_random_ops_match_model(struct kunit *test)
+{
+	struct rbh_test_model *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
+	bool ok = true;
+
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	m->test = test;
+	m->walk_max = RBH_TEST_MODEL_RECS + 1;
+	m->rec = kunit_kcalloc(test, RBH_TEST_MODEL_RECS, sizeof(*m->rec),
+			       GFP_KERNEL);
+	m->walk = kunit_kcalloc(test, m->walk_max, sizeof(void *), GFP_KERNEL);
+	m->gone = kunit_kcalloc(test, m->walk_max, sizeof(void *), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, m->rec);
+	KUNIT_ASSERT_NOT_NULL(test, m->walk);
+	KUNIT_ASSERT_NOT_NULL(test, m->gone);
+	m->st = rbh_test_stats_alloc(test);
+	m->rbh = rbh_test_new(test);
+	prandom_seed_state(&m->rnd, rbh_test_seed);
+	kunit_info(test, "seed %lu\n", rbh_test_seed);
+
+	for (m->step = 0; ok && m->step < RBH_TEST_MODEL_STEPS; m->step++) {
+		ok = rbh_test_model_step(m, rbh_test_model_op(m));
+		if (ok && rbh_empty(m->rbh) != !m->nr)
+			ok = rbh_test_model_fail(m, "rbh_empty() is %d with %u records",
+						 rbh_empty(m->rbh), m->nr);
+		if (ok && !((m->step + 1) % RBH_TEST_MODEL_CHECK))
+			ok = rbh_test_model_check_all(m);
+		cond_resched();
+	}
+	if (ok)
+		ok = rbh_test_model_check_all(m);
+	if (ok)
+		ok = rbh_test_model_drain(m);
+	if (ok)
+		KUNIT_EXPECT_TRUE(test, rbh_empty(m->rbh));
+
+	rbh_test_stats(test, m->rbh, m->st);
+	rbh_test_print_stats(test, "after the random operations", m->st);
+	if (ok) {
+		/* The operations reached every way of changing shape. */
+		KUNIT_EXPECT_GT(test, m->st->grows, 0UL);
+		KUNIT_EXPECT_GT(test, m->st->splits, 0UL);
+		KUNIT_EXPECT_GT(test, m->st->merges, 0UL);
+		KUNIT_EXPECT_GT(test, m->st->shrinks, 0UL);
+	}
+	rbh_test_destroy(test, m->rbh);
+}
+
+/*
+ * Concurrency.  Threads report through struct rbh_test_thread and never
+ * call KUnit themselves; the test thread checks once they have stopped.
+ */
+#define RBH_TEST_THREADS	2
+#define RBH_TEST_STABLE		256	/* entries nobody removes */
+#define RBH_TEST_ROUNDS		6	/* insert-all, remove-all rounds */
+#define RBH_TEST_BATCH		1024	/* entries per writer per round */
+#define RBH_TEST_MOVING		2048	/* entries the test thread changes */
+#define RBH_TEST_RESERVED	32	/* its reservations per round */
+#define RBH_TEST_WRITER_ID(t)	(((unsigned long)(t) + 1) << 20)
+
+struct rbh_test_conc;
+
+struct rbh_test_thread {
+	struct rbh_test_conc *conc;
+	struct task_struct *task;
+	unsigned int id;
+	unsigned long ops;	/* writers: calls made */
+	unsigned long errors;	/* writers: calls that failed */
+	int first_error;
+	unsigned long passes;	/* readers: walks over the stable entries */
+	unsigned long misses;	/* readers: stable entries not returned */
+	unsigned long bad;	/* readers: pointers never stored */
+};
+
+struct rbh_test_conc {
+	struct rbh *rbh;
+	struct rbh_test_set *stable;	/* entries 0 .. nr_stable - 1 */
+	unsigned long nr_stable;
+	unsigned int cap;
+	atomic_t writers;		/* writers still working */
+	struct completion writers_done;
+	struct completion readers_ready;
+	struct rbh_test_thread thread[RBH_TEST_THREADS];
+};
+
+/* A kunit action, so that a failed assertion cannot leave threads running */
+static void rbh_test_stop_threads(void *data)
+{
+	struct rbh_test_conc *conc = data;
+	unsigned int i;
+
+	for (i = 0; i < RBH_TEST_THREADS; i++) {
+		if (conc->thread[i].task)
+			kthread_stop(conc->thread[i].task);
+		conc->thread[i].task = NULL;
+	}
+}
+
+static void rbh_test_start_thread(struct kunit *test,
+				  struct rbh_test_conc *conc, unsigned int i,
+				  int (*fn)(void *data), const char *name)
+{
+	struct rbh_test_thread *t = &conc->thread[i];
+	struct task_struct *task;
+
+	t->conc = conc;
+	t->id = i;
+	task = kthread_run(fn, t, "%s/%u", name, i);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(task), "kthread_run(): %ld",
+			       PTR_ERR(task));
+	t->task = task;
+}
+
+/* A thread that finished its work waits here, so kthread_stop() is safe. */
+static void rbh_test_wait_for_stop(void)
+{
+	set_current_state(TASK_INTERRUPTIBLE);
+	while (!kthread_should_stop()) {
+		schedule();
+		set_current_state(TASK_INTERRUPTIBLE);
+	}
+	__set_current_state(TASK_RUNNING);
+}
+
+/*
+ * Walk the hash of every stable entry once, under RCU.  Return how many
+ * stable entries were not returned; count pointers that were never stored
+ * in @bad.
+ */
+static unsigned long rbh_test_walk_stable(struct rbh_test_conc *conc,
+					  unsigned long *bad)
+{
+	struct rbh_test_set *stable = conc->stable;
+	unsigned long i, id, returned, misses = 0;
+	bool found;
+	void *p;
+
+	for (i = 0; i < conc->nr_stable; i++) {
+		RBH_ITER(iter, conc->rbh, stable->hash[i]);
+
+		found = false;
+		returned = 0;
+		rcu_read_lock();
+		while ((p = rbh_next(&iter)) != NULL &&
+		       returned++ < RBH_TEST_WALK_LIMIT) {
+			if (p == rbh_test_ptr(i))
+				found = true;
+			else if (!rbh_test_ptr_id(p, &id))
+				(*bad)++;
+		}
+		rcu_read_unlock();
+		if (!found)
+			misses++;
+		cond_resched();
+	}
+	return misses;
+}
+
+static void rbh_test_thread_result(struct rbh_test_thread *t, int err)
+{
+	t->ops++;
+	if (err && !t->errors++)
+		t->first_error = err;
+}
+
+/*
+ * Writer @t's hash for entry @i of @round.  In odd rounds the first
+ * 3 * capacity entries share the hash of a stable entry, giving its
+ * bucket an overflow chain into which the stable entry may move.
+ */
+static u32 rbh_test_writer_hash(struct rbh_test_thread *t,
+				struct rnd_state *rnd, unsigned int round,
+				unsigned int i)
+{
+	struct rbh_test_conc *conc = t->conc;
+	u32 hash = prandom_u32_state(rnd);
+
+	if ((round & 1) && i < 3 * conc->cap)
+		hash = conc->stable->hash[(round * 7 + t->id * 13) %
+					  conc->nr_stable];
+	return hash;
+}
+
+/*
+ * Insert a batch of entries, then remove them all, several times: the
+ * table grows, buckets split, then merge, and the table shrinks.
+ */
+static int rbh_test_writer(void *data)
+{
+	struct rbh_test_thread *t = data;
+	struct rbh_test_conc *conc = t->conc;
+	unsigned long id = RBH_TEST_WRITER_ID(t->id);
+	struct rnd_state rnd, replay;
+	unsigned int round, i;
+	u32 hash;
+
+	prandom_seed_state(&rnd, rbh_test_seed + t->id + 1);
+	for (round = 0; round < RBH_TEST_ROUNDS; round++) {
+		if (kthread_should_stop())
+			break;
+		replay = rnd;
+		for (i = 0; i < RBH_TEST_BATCH; i++) {
+			hash = rbh_test_writer_hash(t, &rnd, round, i);
+			rbh_test_thread_result(t, rbh_insert(conc->rbh, hash,
+							     rbh_test_ptr(id + i)));
+			cond_resched();
+		}
+		for (i = 0; i < RBH_TEST_BATCH; i++) {
+			hash = rbh_test_writer_hash(t, &replay, round, i);
+			rbh_test_thread_result(t, rbh_remove(conc->rbh, hash,
+							     rbh_test_ptr(id + i)));
+			cond_resched();
+		}
+	}
+	if (atomic_dec_and_test(&conc->writers))
+		complete(&conc->writers_done);
+	rbh_test_wait_for_stop();
+	return 0;
+}
+
+/* Walk the stable entries again and again until told to stop. */
+static int rbh_test_reader(void *data)
+{
+	struct rbh_test_thread *t = data;
+	struct rbh_test_conc *conc = t->conc;
+
+	while (!kthread_should_stop()) {
+		t->misses += rbh_test_walk_stable(conc, &t->bad);
+		if (!t->passes++)
+			complete(&conc->readers_ready);
+	}
+	return 0;
+}
+
+static struct rbh_test_conc *rbh_test_conc_new(struct kunit *test,
+					       struct rbh_stats *st,
+					       unsigned long nr_stable,
+					       unsigned long max)
+{
+	struct rbh_test_conc *conc = kunit_kzalloc(test, sizeof(*conc),
+						   GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, conc);
+	conc->rbh = rbh_test_new(test);
+	conc->cap = rbh_test_capacity(test, conc->rbh, st);
+	conc->nr_stable = nr_stable;
+	conc->stable = rbh_test_set_new(test, conc->rbh, max);
+	rbh_test_set_fill(conc->stable, RBH_TEST_RANDOM);
+	atomic_set(&conc->writers, RBH_TEST_THREADS);
+	init_completion(&conc->writers_done);
+	init_completion(&conc->readers_ready);
+	return conc;
+}
+
+/*
+ * The iteration guarantee: while two writers make the table grow and
+ * shrink and buckets split, merge and overflow, every walk of a stable
+ * entry's hash returns that entry.  Afterwards exactly the stable entries
+ * are left.
+ */
+static void rbh_iterate_while_resizing(struct kunit *test)
+{
+	struct rbh_stats *st = rbh_test_stats_alloc(test);
+	unsigned long misses = 0, bad = 0, passes = 0;
+	struct rbh_test_conc *conc;
+	struct rbh_test_thread *t;
+	unsigned int i;
+	int err;
+
+	conc = rbh_test_conc_new(test, st, RBH_TEST_STABLE, RBH_TEST_STABLE);
+	kunit_info(test, "seed %lu\n", rbh_test_seed);
+	if (!rbh_test_set_add(test, conc->stable, 0, RBH_TEST_STABLE))
+		goto out;
+
+	err = kunit_add_action_or_reset(test, rbh_test_stop_threads, conc);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	for (i = 0; i < RBH_TEST_THREADS; i++)
+		rbh_test_start_thread(test, conc, i, rbh_test_writer,
+				      "rbh_writer");
+	do {
+		misses += rbh_test_walk_stable(conc, &bad);
+		passes++;
+	} while (!completion_done(&conc->writers_done));
+	kunit_release_action(test, rbh_test_stop_threads, conc);
+
+	KUNIT_EXPECT_EQ_MSG(test, misses, 0UL,
+			    "stable entries missed in %lu walks of %lu entries",
+			    passes, conc->nr_stable);
+	KUNIT_EXPECT_EQ(test, bad, 0UL);
+	kunit_info(test, "%lu walks of %lu entries\n", passes,
+		   conc->nr_stable);
+	for (i = 0; i < RBH_TEST_THREADS; i++) {
+		t = &conc->thread[i];
+		KUNIT_EXPECT_EQ_MSG(test, t->errors, 0UL,
+				    "writer %u: %lu calls failed, the first with %d",
+				    i, t->errors, t->first_error);
+		KUNIT_EXPECT_EQ(test, t->ops, 2UL * RBH_TEST_ROUNDS *
+				RBH_TEST_BATCH);
+	}
+
+	rbh_test_check_set(test, conc->stable);
+	rbh_test_check_counts(test, conc->rbh, st, RBH_TEST_STABLE, 0);
+	rbh_test_print_stats(test, "after the writers", st);
+	KUNIT_EXPECT_GT(test, st->grows, 0UL);
+	KUNIT_EXPECT_GT(test, st->splits, 0UL);
+	KUNIT_EXPECT_GT(test, st->merges, 0UL);
+	KUNIT_EXPECT_GT(test, st->shrinks, 0UL);
+out:
+	rbh_test_destroy(test, conc->rbh);
+}
+
+/*
+ * One round of the test thread's changes: insert the moving entries,
+ * reserve slots under stable hashes, remove two thirds of the moving
+ * entries, and use (or release) the reservations.  Return the number of
+ * calls that failed.
+ */
+static unsigned long rbh_test_write_round(struct rbh_test_set *set,
+					  unsigned int round)
+{
+	unsigned long i, errors = 0;
+	const unsigned long first = RBH_TEST_STABLE;
+	const unsigned long res = first + RBH_TEST_MOVING;
+
+	for (i = first; i < res; i++) {
+		if (!test_bit(i, set->present) && rbh_test_set_insert(set, i))
+			errors++;
+		cond_resched();
+	}
+	for (i = res; i < set->max; i++) {
+		if (rbh_reserve(set->rbh, set->hash[i]))
+			errors++;
+	}
+	for (i = first; i < res; i++) {
+		if ((i + round) % 3 && test_bit(i, set->present) &&
+		    rbh_test_set_remove(set, i))
+			errors++;
+		cond_resched();
+	}
+	for (i = res; i < set->max; i++) {
+		if (!test_bit(i, set->present)) {
+			if (rbh_test_set_use(set, i))
+				errors++;
+		} else if (rbh_release(set->rbh, set->hash[i]) ||
+			   rbh_test_set_remove(set, i)) {
+			errors++;
+		}
+	}
+	return errors;
+}
+
+/*
+ * RCU readers in two threads keep finding the stable entries while the
+ * test thread inserts, removes, reserves, uses and releases around them;
+ * at the end the rosebush holds exactly what the test thread left.
+ */
+static void rbh_rcu_readers_while_writing(struct kunit *test)
+{
+	struct rbh_stats *st = rbh_test_stats_alloc(test);
+	const unsigned long res = RBH_TEST_STABLE + RBH_TEST_MOVING;
+	unsigned long i, errors = 0;
+	struct rbh_test_conc *conc;
+	struct rbh_test_thread *t;
+	unsigned int round;
+	int err;
+
+	conc = rbh_test_conc_new(test, st, RBH_TEST_STABLE,
+				 res + RBH_TEST_RESERVED);
+	/* The reservations are made under the stable entries' hashes. */
+	for (i = res; i < conc->stable->max; i++)
+		conc->stable->hash[i] = conc->stable->hash[i - res];
+	kunit_info(test, "seed %lu\n", rbh_test_seed);
+	if (!rbh_test_set_add(test, conc->stable, 0, RBH_TEST_STABLE))
+		goto out;
+
+	err = kunit_add_action_or_reset(test, rbh_test_stop_threads, conc);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	for (i = 0; i < RBH_TEST_THREADS; i++)
+		rbh_test_start_thread(test, conc, i, rbh_test_reader,
+				      "rbh_reader");
+	for (i = 0; i < RBH_TEST_THREADS; i++)
+		wait_for_completion(&conc->readers_ready);
+	for (round = 0; round < 4; round++)
+		errors += rbh_test_write_round(conc->stable, round);
+	kunit_release_action(test, rbh_test_stop_threads, conc);
+
+	KUNIT_EXPECT_EQ(test, errors, 0UL);
+	for (i = 0; i < RBH_TEST_THREADS; i++) {
+		t = &conc->thread[i];
+		KUNIT_EXPECT_EQ_MSG(test, t->misses, 0UL,
+				    "reader %lu missed stable entries in %lu passes",
+				    i, t->passes);
+		KUNIT_EXPECT_EQ(test, t->bad, 0UL);
+		kunit_info(test, "reader %lu: %lu passes\n", i, t->passes);
+	}
+	rbh_test_check_set(test, conc->stable);
+	rbh_test_check_counts(test, conc->rbh, st, conc->stable->nr, 0);
+out:
+	rbh_test_destroy(test, conc->rbh);
+}
+
+#define RBH_TEST_MILLION	1000000UL
+#define RBH_TEST_KEEP		1000UL
+
+/*
+ * The shape of a rosebush holding 10^6 sequential hashes: every entry
+ * counted, the occupancy histogram adds up.
+ */
+static void rbh_stats_million_sequential(struct kunit *test)
+{
+	struct rbh *rbh = rbh_test_new(test);
+	struct rbh_stats *st = rbh_test_stats_alloc(test);
+	unsigned long i, missing = 0;
+	int err = 0;
+
+	for (i = 0; i < RBH_TEST_MILLION && !err; i++) {
+		err = rbh_insert(rbh, i, rbh_test_ptr(i));
+		cond_resched();
+	}
+	KUNIT_EXPECT_EQ_MSG(test, err, 0, "inserting entry %lu", i - 1);
+	rbh_test_check_counts(test, rbh, st, i - !!err, 0);
+	rbh_test_print_stats(test, "10^6 sequential hashes", st);
+	KUNIT_EXPECT_EQ(test, st->entries, RBH_TEST_MILLION);
+
+	for (i = 0; i < RBH_TEST_MILLION; i += 997) {
+		if (rbh_test_count(rbh, i, rbh_test_ptr(i), NULL) != 1)
+			missing++;
+	}
+	KUNIT_EXPECT_EQ(test, missing, 0UL);
+	rbh_test_destroy(test, rbh);
+}
+
+/*
+ * After 10^6 random entries, all but 1000 of them removed, the rosebush
+ * holds at most twice the memory of one that only ever held those 1000.
+ * Also prints the shape of the full rosebush.
+ */
+static void rbh_shrink_after_million(struct kunit *test)
+{
+	struct rbh *big = rbh_test_new(test);
+	struct rbh *fresh = rbh_test_new(test);
+	struct rbh_stats *st = rbh_test_stats_alloc(test);
+	struct rbh_stats *fst = rbh_test_stats_alloc(test);
+	unsigned long i, errors = 0, missing = 0;
+	struct rnd_state rnd;
+	int err = 0;
+	u32 hash;
+
+	/* The hashes are regenerated from the seed, not stored. */
+	kunit_info(test, "seed %lu\n", rbh_test_seed);
+	prandom_seed_state(&rnd, rbh_test_seed);
+	for (i = 0; i < RBH_TEST_MILLION && !err; i++) {
+		err = rbh_insert(big, prandom_u32_state(&rnd), rbh_test_ptr(i));
+		cond_resched();
+	}
+	KUNIT_ASSERT_EQ_MSG(test, err, 0, "inserting entry %lu", i - 1);
+	rbh_test_check_counts(test, big, st, RBH_TEST_MILLION, 0);
+	rbh_test_print_stats(test, "10^6 random hashes", st);
+
+	prandom_seed_state(&rnd, rbh_test_seed);
+	for (i = 0; i < RBH_TEST_MILLION; i++) {
+		hash = prandom_u32_state(&rnd);
+		if (i < RBH_TEST_KEEP)
+			err = rbh_insert(fresh, hash, rbh_test_ptr(i));
+		else
+			err = rbh_remove(big, hash, rbh_test_ptr(i));
+		if (err)
+			errors++;
+		cond_resched();
+	}
+	KUNIT_EXPECT_EQ(test, errors, 0UL);
+
+	prandom_seed_state(&rnd, rbh_test_seed);
+	for (i = 0; i < RBH_TEST_KEEP; i++) {
+		hash = prandom_u32_state(&rnd);
+		if (rbh_test_count(big, hash, rbh_test_ptr(i), NULL) != 1)
+			missing++;
+	}
+	KUNIT_EXPECT_EQ(test, missing, 0UL);
+
+	rbh_test_check_counts(test, big, st, RBH_TEST_KEEP, 0);
+	rbh_test_check_counts(test, fresh, fst, RBH_TEST_KEEP, 0);
+	rbh_test_print_stats(test, "1000 left of 10^6", st);
+	rbh_test_print_stats(test, "1000 only", fst);
+	KUNIT_EXPECT_LE_MSG(test, st->bytes, 2 * fst->bytes,
+			    "%lu bytes after shrinking, %lu bytes fresh",
+			    st->bytes, fst->bytes);
+	rbh_test_destroy(test, fresh);
+	rbh_test_destroy(test, big);
+}
+
+static struct kunit_case rosebush_cases[] = {
+	KUNIT_CASE(rbh_never_used_is_empty),
+	KUNIT_CASE(rbh_empty_tracks_contents),
+	KUNIT_CASE(rbh_reserve_use_release),
+	KUNIT_CASE(rbh_next_skips_reservations),
+	KUNIT_CASE(rbh_iter_remove_while_locked),
+	KUNIT_CASE(rbh_same_pointer_many_times),
+	KUNIT_CASE_PARAM(rbh_insert_iterate_remove, rbh_test_sizes_gen_params),
+	KUNIT_CASE(rbh_equal_hash_flood),
+	KUNIT_CASE(rbh_chain_folds_back),
+	KUNIT_CASE_PARAM(rbh_destroy_shapes, rbh_test_shapes_gen_params),
+	KUNIT_CASE_PARAM(rbh_free_and_destroy_shapes,
+			 rbh_test_shapes_gen_params),
+	KUNIT_CASE(rbh_alloc_fail_first_insert),
+	KUNIT_CASE(rbh_alloc_fail_grow),
+	KUNIT_CASE(rbh_alloc_fail_split),
+	KUNIT_CASE(rbh_alloc_fail_overflow),
+	KUNIT_CASE(rbh_alloc_fail_shrink),
+	KUNIT_CASE(rbh_resize_hysteresis),
+	KUNIT_CASE_SLOW(rbh_random_ops_match_model),
+	KUNIT_CASE_SLOW(rbh_iterate_while_resizing),
+	KUNIT_CASE_SLOW(rbh_rcu_readers_while_writing),
+	KUNIT_CASE_SLOW(rbh_stats_million_sequential),
+	KUNIT_CASE_SLOW(rbh_shrink_after_million),
 	{}
 };
 
@@ -137,6 +2755,6 @@ static struct kunit_suite rosebush_suite = {
 
 kunit_test_suite(rosebush_suite);
 
-MODULE_AUTHOR("Matthew Wilcox (Oracle) <willy@infradead.org>");
 MODULE_DESCRIPTION("KUnit tests for the rosebush hash table");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
