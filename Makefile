@@ -30,7 +30,7 @@ KUNIT_KCSAN_CONFIGS := tests/kunit/base.config tests/kunit/rosebush.config \
 KUNIT_KCSAN_SUITES := rosebush rust_doctests_kernel
 
 .PHONY: help toolchain toolchain-quiet tree export check-patches check-tree qemu-kunit \
-	qemu-kcsan test test-tools clean distclean
+	qemu-kcsan test-userspace test test-tools clean distclean
 
 help:
 	@echo 'Rosebush targets (cache: $(ROSEBUSH_CACHE)):'
@@ -38,8 +38,10 @@ help:
 	@echo '                 run KUnit in QEMU: the rosebush suite and the Rust doctests'
 	@echo '  qemu-kcsan     the same suites built with KCSAN (data-race detector) instead'
 	@echo '                 of KASAN and lockdep, in their own build directory'
-	@echo '  test           every test: tool self-tests, series checks, qemu-kunit,'
-	@echo '                 qemu-kcsan'
+	@echo '  test-userspace the rosebush suite built as a userspace program (liburcu,'
+	@echo '                 ASan, UBSan) from the tree'"'"'s tools/testing/radix-tree'
+	@echo '  test           every test: tool self-tests, series checks, test-userspace,'
+	@echo '                 qemu-kunit, qemu-kcsan'
 	@echo '  check-patches  the series git-ams onto the pristine tree, matches the c/'
 	@echo '                 rust/ samples/ mirrors, and has no checkpatch --strict error'
 	@echo '  export         write kernel-patches/ and the mirrors from the tree'"'"'s commits'
@@ -78,11 +80,15 @@ qemu-kunit: tree
 qemu-kcsan: tree
 	@KUNIT_SUITES="$(KUNIT_KCSAN_SUITES)" $(RB) scripts/qemu-kunit.sh kcsan $(KUNIT_KCSAN_CONFIGS)
 
+test-userspace: tree
+	@$(RB) scripts/test-userspace.sh $(USERSPACE_ARGS)
+
 test-tools: toolchain-quiet
 	@python3 tests/logcheck_test.py
 	@$(RB) tests/series_test.sh
 
 test: test-tools check-patches check-tree
+	@$(MAKE) --no-print-directory test-userspace
 	@$(MAKE) --no-print-directory qemu-kunit
 	@$(MAKE) --no-print-directory qemu-kcsan
 	@echo 'rosebush: make test passed'

@@ -28,6 +28,9 @@ PACKAGES=(
 	linux-source-6.12
 	# booting it
 	qemu-system-x86 busybox-static
+	# the userspace rosebush tests (tools/testing/radix-tree), with clang's
+	# sanitizer runtimes
+	liburcu-dev libclang-rt-19-dev
 )
 
 print_versions() {

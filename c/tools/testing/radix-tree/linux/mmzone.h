@@ -1,0 +1,7 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _TOOLS_RADIX_TREE_LINUX_MMZONE_H
+#define _TOOLS_RADIX_TREE_LINUX_MMZONE_H
+
+#define PAGE_ALLOC_COSTLY_ORDER	3
+
+#endif
