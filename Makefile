@@ -38,8 +38,8 @@ help:
 	@echo '                 run KUnit in QEMU: the rosebush suite and the Rust doctests'
 	@echo '  qemu-kcsan     the same suites built with KCSAN (data-race detector) instead'
 	@echo '                 of KASAN and lockdep, in their own build directory'
-	@echo '  test-userspace the rosebush suite built as a userspace program (liburcu,'
-	@echo '                 ASan, UBSan) from the tree'"'"'s tools/testing/radix-tree'
+	@echo '  test-userspace the rosebush suite and an RCU stress test built as userspace'
+	@echo '                 programs (liburcu, ASan, UBSan) from tools/testing/radix-tree'
 	@echo '  test           every test: tool self-tests, series checks, test-userspace,'
 	@echo '                 qemu-kunit, qemu-kcsan'
 	@echo '  check-patches  the series git-ams onto the pristine tree, matches the c/'
@@ -81,7 +81,8 @@ qemu-kcsan: tree
 	@KUNIT_SUITES="$(KUNIT_KCSAN_SUITES)" $(RB) scripts/qemu-kunit.sh kcsan $(KUNIT_KCSAN_CONFIGS)
 
 test-userspace: tree
-	@$(RB) scripts/test-userspace.sh $(USERSPACE_ARGS)
+	@USERSPACE_ARGS="$(USERSPACE_ARGS)" STRESS_ARGS="$(STRESS_ARGS)" \
+		$(RB) scripts/test-userspace.sh
 
 test-tools: toolchain-quiet
 	@python3 tests/logcheck_test.py

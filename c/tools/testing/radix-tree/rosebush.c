@@ -15,97 +15,9 @@
  * live at exit.  The exit status is 0 only if everything passed.
  */
 #define CONFIG_KUNIT 1
-#define CONFIG_PHYS_ADDR_T_64BIT 1
+#include "rosebush-harness.h"
 
-#include <assert.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
-
-/* Before urcu.h, whose synchronize_rcu() must win over the empty one */
-#include <linux/kernel.h>
-#include <urcu.h>
-#include <urcu/uatomic.h>
-#include <asm/bug.h>
-#include <linux/slab.h>
-#include <linux/stringify.h>
-
-/* Count every WARN, so that the case which triggers one fails. */
-static unsigned long rbh_harness_warnings;
-#undef __WARN_printf
-#define __WARN_printf(arg...)						\
-	do {								\
-		uatomic_inc(&rbh_harness_warnings);			\
-		fprintf(stderr, arg);					\
-	} while (0)
-
-/*
- * lockdep_assert_held(): glibc records which thread owns a locked mutex,
- * so check that it is this one.
- */
-static __thread pid_t rbh_harness_tid;
-
-static inline bool rbh_harness_mutex_held(pthread_mutex_t *lock)
-{
-	if (!rbh_harness_tid)
-		rbh_harness_tid = syscall(SYS_gettid);
-	return READ_ONCE(lock->__data.__owner) == rbh_harness_tid;
-}
-#define lockdep_assert_held(l)	WARN_ON_ONCE(!rbh_harness_mutex_held(l))
-
-/* Sleeping in an RCU read-side critical section is a bug. */
-#define might_sleep()		WARN_ON_ONCE(rcu_read_ongoing())
-
-#define module_init(x)
-#define module_exit(x)
-#define MODULE_AUTHOR(x)
-#define MODULE_DESCRIPTION(x)
-#define MODULE_LICENSE(x)
-#define MODULE_IMPORT_NS(x)
-
-/* Everything lib/rosebush.c and lib/test_rosebush.c include */
-#include <kunit/static_stub.h>
-#include <kunit/test.h>
-#include <kunit/visibility.h>
-#include <linux/atomic.h>
-#include <linux/bitops.h>
-#include <linux/completion.h>
-#include <linux/err.h>
-#include <linux/errno.h>
-#include <linux/export.h>
-#include <linux/gfp.h>
-#include <linux/hash.h>
-#include <linux/kthread.h>
-#include <linux/lockdep.h>
-#include <linux/log2.h>
-#include <linux/minmax.h>
-#include <linux/mm.h>
-#include <linux/module.h>
-#include <linux/moduleparam.h>
-#include <linux/prandom.h>
-#include <linux/rcupdate.h>
-#include <linux/rosebush.h>
-#include <linux/sched.h>
-#include <linux/slab.h>
-#include <linux/spinlock.h>
-#include <linux/sprintf.h>
-#include <linux/string.h>
-#include <linux/workqueue.h>
-
-/* <assert.h> defines it too: the kernel's takes one argument or two */
-#undef static_assert
-#define static_assert(expr, ...) __static_assert(expr, ##__VA_ARGS__, #expr)
-#ifndef __static_assert
-#define __static_assert(expr, msg, ...) _Static_assert(expr, msg)
-#endif
-
-#include "../../../lib/rosebush.c"
 #include "../../../lib/test_rosebush.c"
-
-extern int nr_allocated;	/* kmem_cache objects: tools/testing/shared/linux.c */
 
 static struct {
 	int kmalloc;
@@ -176,10 +88,8 @@ int main(int argc, char **argv)
 	}
 
 	/* The tools' <linux/kernel.h> has an empty one: it must not win */
-	if (!strcmp(__stringify(synchronize_rcu()), "()")) {
-		fprintf(stderr, "synchronize_rcu() is a no-op\n");
+	if (rbh_harness_check_rcu())
 		return 2;
-	}
 
 	/* As in the kernel, GFP_NOWAIT allocations normally succeed. */
 	kmalloc_nowait_fails = 0;
@@ -191,14 +101,10 @@ int main(int argc, char **argv)
 	failed = kunit_run_suites(&opts, &totals);
 	flush_scheduled_work();
 	destroy_system_workqueue();
-	rcu_barrier();
+	if (rbh_harness_leaks("at exit"))
+		failed = 1;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 
-	if (kmalloc_nr_allocated || nr_allocated) {
-		printf("# still allocated at exit: %d kmalloc(), %d kmem_cache\n",
-		       kmalloc_nr_allocated, nr_allocated);
-		failed = 1;
-	}
 	if (rbh_harness_warnings) {
 		printf("# %lu WARNs\n", rbh_harness_warnings);
 		failed = 1;

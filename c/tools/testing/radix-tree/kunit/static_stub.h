@@ -7,6 +7,13 @@
 #ifndef _TOOLS_KUNIT_STATIC_STUB_H
 #define _TOOLS_KUNIT_STATIC_STUB_H
 
+#if !IS_ENABLED(CONFIG_KUNIT)
+
+/* As in the kernel, the stubs cost nothing without KUnit. */
+#define KUNIT_STATIC_STUB_REDIRECT(real_fn_name, args...) do {} while (0)
+
+#else
+
 #include <kunit/test.h>
 
 static inline void *__kunit_static_stub_lookup(struct kunit *test,
@@ -70,5 +77,7 @@ static inline void kunit_deactivate_static_stub(struct kunit *test,
 {
 	__kunit_activate_static_stub(test, real_fn_addr, NULL);
 }
+
+#endif /* IS_ENABLED(CONFIG_KUNIT) */
 
 #endif /* _TOOLS_KUNIT_STATIC_STUB_H */

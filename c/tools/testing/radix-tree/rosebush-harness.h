@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: GPL-2.0+ */
+/*
+ * rosebush-harness.h: what the userspace rosebush programs share.  It
+ * builds lib/rosebush.c, unchanged, against the stubs of
+ * tools/testing/shared, and provides the checks every program makes:
+ * WARNs are counted, lockdep_assert_held() checks that the calling thread
+ * owns the lock, might_sleep() that it is not in an RCU read-side critical
+ * section, and rbh_harness_leaks() reports memory still allocated.
+ *
+ * Include it once, first; define CONFIG_KUNIT before it to build the
+ * KUnit hooks of lib/rosebush.c too.
+ */
+#ifndef _ROSEBUSH_HARNESS_H
+#define _ROSEBUSH_HARNESS_H
+
+#define CONFIG_PHYS_ADDR_T_64BIT 1
+
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Before urcu.h, whose synchronize_rcu() must win over the empty one */
+#include <linux/kernel.h>
+#include <urcu.h>
+#include <urcu/uatomic.h>
+#include <asm/bug.h>
+#include <linux/slab.h>
+#include <linux/stringify.h>
+
+/* Count every WARN, so that the program or the case that triggers one fails. */
+static unsigned long rbh_harness_warnings;
+#undef __WARN_printf
+#define __WARN_printf(arg...)						\
+	do {								\
+		uatomic_inc(&rbh_harness_warnings);			\
+		fprintf(stderr, arg);					\
+	} while (0)
+
+/*
+ * lockdep_assert_held(): glibc records which thread owns a locked mutex,
+ * so check that it is this one.
+ */
+static __thread pid_t rbh_harness_tid;
+
+static inline bool rbh_harness_mutex_held(pthread_mutex_t *lock)
+{
+	if (!rbh_harness_tid)
+		rbh_harness_tid = syscall(SYS_gettid);
+	return READ_ONCE(lock->__data.__owner) == rbh_harness_tid;
+}
+#define lockdep_assert_held(l)	WARN_ON_ONCE(!rbh_harness_mutex_held(l))
+
+/* Sleeping in an RCU read-side critical section is a bug. */
+#define might_sleep()		WARN_ON_ONCE(rcu_read_ongoing())
+
+#define module_init(x)
+#define module_exit(x)
+#define MODULE_AUTHOR(x)
+#define MODULE_DESCRIPTION(x)
+#define MODULE_LICENSE(x)
+#define MODULE_IMPORT_NS(x)
+
+/* Everything lib/rosebush.c and lib/test_rosebush.c include */
+#include <kunit/static_stub.h>
+#include <kunit/visibility.h>
+#include <linux/atomic.h>
+#include <linux/bitops.h>
+#include <linux/err.h>
+#include <linux/errno.h>
+#include <linux/export.h>
+#include <linux/gfp.h>
+#include <linux/hash.h>
+#include <linux/lockdep.h>
+#include <linux/log2.h>
+#include <linux/minmax.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/rcupdate.h>
+#include <linux/rosebush.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/sprintf.h>
+#include <linux/string.h>
+#include <linux/workqueue.h>
+#if IS_ENABLED(CONFIG_KUNIT)
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/kthread.h>
+#include <linux/moduleparam.h>
+#include <linux/prandom.h>
+#endif
+
+/* <assert.h> defines it too: the kernel's takes one argument or two */
+#undef static_assert
+#define static_assert(expr, ...) __static_assert(expr, ##__VA_ARGS__, #expr)
+#ifndef __static_assert
+#define __static_assert(expr, msg, ...) _Static_assert(expr, msg)
+#endif
+
+#include "../../../lib/rosebush.c"
+
+extern int nr_allocated;	/* kmem_cache objects: tools/testing/shared/linux.c */
+
+/* Fail if the tools' empty synchronize_rcu() won over liburcu's. */
+static inline int rbh_harness_check_rcu(void)
+{
+	if (!strcmp(__stringify(synchronize_rcu()), "()")) {
+		fprintf(stderr, "synchronize_rcu() is a no-op\n");
+		return 2;
+	}
+	return 0;
+}
+
+/*
+ * Let work items and RCU callbacks run, then report what is still
+ * allocated.  Return: true if anything is.
+ */
+static inline bool rbh_harness_leaks(const char *when)
+{
+	flush_scheduled_work();
+	rcu_barrier();
+	if (!uatomic_read(&kmalloc_nr_allocated) &&
+	    !uatomic_read(&nr_allocated))
+		return false;
+	printf("# still allocated %s: %d kmalloc(), %d kmem_cache\n", when,
+	       uatomic_read(&kmalloc_nr_allocated), uatomic_read(&nr_allocated));
+	return true;
+}
+
+#endif /* _ROSEBUSH_HARNESS_H */
