@@ -30,7 +30,7 @@ KUNIT_KCSAN_CONFIGS := tests/kunit/base.config tests/kunit/rosebush.config \
 KUNIT_KCSAN_SUITES := rosebush rust_doctests_kernel
 
 .PHONY: help toolchain toolchain-quiet tree export check-patches check-tree qemu-kunit \
-	qemu-kcsan test-userspace test test-tools clean distclean
+	qemu-kcsan test-userspace fuzz coverage mutants test test-tools clean distclean
 
 help:
 	@echo 'Rosebush targets (cache: $(ROSEBUSH_CACHE)):'
@@ -40,6 +40,11 @@ help:
 	@echo '                 of KASAN and lockdep, in their own build directory'
 	@echo '  test-userspace the rosebush suite and an RCU stress test built as userspace'
 	@echo '                 programs (liburcu, ASan, UBSan) from tools/testing/radix-tree'
+	@echo '  fuzz           run the libFuzzer target (tests/fuzz) for FUZZ_SECONDS (60)'
+	@echo '  coverage       line and branch coverage of lib/rosebush.c from the userspace'
+	@echo '                 suite, the stress test and the fuzz corpus (llvm-cov, HTML)'
+	@echo '  mutants        delete, one at a time, lines of the fixes of the v2 defects'
+	@echo '                 (tests/mutants/mutants.txt): test-userspace must fail on each'
 	@echo '  test           every test: tool self-tests, series checks, test-userspace,'
 	@echo '                 qemu-kunit, qemu-kcsan'
 	@echo '  check-patches  the series git-ams onto the pristine tree, matches the c/'
@@ -83,6 +88,16 @@ qemu-kcsan: tree
 test-userspace: tree
 	@USERSPACE_ARGS="$(USERSPACE_ARGS)" STRESS_ARGS="$(STRESS_ARGS)" \
 		$(RB) scripts/test-userspace.sh
+
+FUZZ_SECONDS ?= 60
+fuzz: tree
+	@$(RB) scripts/fuzz.sh fuzz $(FUZZ_SECONDS)
+
+coverage: tree
+	@$(RB) scripts/fuzz.sh coverage
+
+mutants: tree
+	@$(RB) tests/mutants/run.sh
 
 test-tools: toolchain-quiet
 	@python3 tests/logcheck_test.py

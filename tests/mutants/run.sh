@@ -1,0 +1,76 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run.sh [NAME...]: delete, one at a time, each line that
+# tests/mutants/mutants.txt names from a copy of the patched tree's
+# lib/rosebush.c, and run scripts/test-userspace.sh on the copy.  A mutant
+# is "killed" if the run fails.  Prints a table; exits non-zero if a
+# mutant not marked "survives:" survives, or if one marked so is killed
+# (then the mark is out of date), or if a line cannot be found.
+set -euo pipefail
+
+: "${ROSEBUSH_WORK:?}"
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+scratch=$ROSEBUSH_WORK/mutants
+tree=$ROSEBUSH_WORK/linux
+
+rm -rf "$scratch"
+mkdir -p "$scratch/work/linux"
+for d in lib include tools; do
+	cp -a "$tree/$d" "$scratch/work/linux/"
+done
+find "$scratch/work/linux/tools" -name '*.o' -delete
+pristine=$scratch/rosebush.c
+cp "$tree/lib/rosebush.c" "$pristine"
+
+bad=0
+printf '%-20s %-8s %s\n' MUTANT RESULT 'FIRST FAILURE'
+while IFS='|' read -r name func line; do
+	name=$(echo "$name" | xargs)
+	func=$(echo "$func" | xargs)
+	line=$(echo "$line" | sed 's/^ *//; s/ *$//')
+	survives=$(awk -v n="$name" '
+		/^# survives:/ { s = 1; next }
+		/^#/ { next }
+		{ split($0, f, "|"); gsub(/ /, "", f[1]);
+		  if (f[1] == n) { print s; exit } ; s = 0 }' \
+		"$top/tests/mutants/mutants.txt")
+	if [ $# -gt 0 ] && ! printf '%s\n' "$@" | grep -qx "$name"; then
+		continue
+	fi
+	if ! python3 - "$pristine" "$scratch/work/linux/lib/rosebush.c" \
+		"$func" "$line" <<'PY'
+import re, sys
+src, dst, func, line = sys.argv[1:]
+text = open(src).read().split('\n')
+start = next((i for i, l in enumerate(text)
+              if re.match(r'^[a-z].*\b' + re.escape(func) + r'\(', l)), None)
+if start is None:
+    sys.exit(f'no function {func}')
+for i in range(start, len(text)):
+    if text[i].strip() == line:
+        del text[i]
+        break
+    if text[i] == '}':
+        sys.exit(f'{func} has no line "{line}"')
+open(dst, 'w').write('\n'.join(text))
+PY
+	then
+		bad=1
+		continue
+	fi
+	log=$scratch/$name.log
+	if ROSEBUSH_WORK=$scratch/work USERSPACE_TIMEOUT=120 \
+		"$top/scripts/test-userspace.sh" >"$log" 2>&1; then
+		result=survived
+		first=-
+		[ "$survives" = 1 ] || bad=1
+	else
+		result=killed
+		first=$(grep -m1 -E '^ *not ok|ERROR|FAILED|WARNING|error:|timed out|rosebush-fuzz:|still allocated|violation|assertion failed' \
+			"$log" | cut -c1-90 || true)
+		[ "$survives" != 1 ] || bad=1
+	fi
+	printf '%-20s %-8s %s\n' "$name" "$result" "${first:-see $log}"
+done < <(grep -v '^#' "$top/tests/mutants/mutants.txt" | grep .)
+exit $bad
