@@ -18,6 +18,7 @@ WORK := $(ROSEBUSH_CACHE)/work
 
 # The KUnit configuration: fragments merged by kunit.py (tests/kunit/).
 KUNIT_CONFIGS := tests/kunit/base.config tests/kunit/rosebush.config \
+		 tests/kunit/sample.config \
 		 tests/kunit/debug.config
 # Suites that must run and pass for `make qemu-kunit` to pass.
 KUNIT_SUITES := rosebush rust_doctests_kernel
@@ -30,7 +31,7 @@ KUNIT_KCSAN_CONFIGS := tests/kunit/base.config tests/kunit/rosebush.config \
 KUNIT_KCSAN_SUITES := rosebush rust_doctests_kernel
 
 .PHONY: help toolchain toolchain-quiet tree export check-patches check-tree qemu-kunit \
-	qemu-kcsan test-userspace fuzz coverage mutants test test-tools clean distclean
+	qemu-kcsan qemu-sample test-userspace fuzz coverage mutants test test-tools clean distclean
 
 help:
 	@echo 'Rosebush targets (cache: $(ROSEBUSH_CACHE)):'
@@ -38,6 +39,8 @@ help:
 	@echo '                 run KUnit in QEMU: the rosebush suite and the Rust doctests'
 	@echo '  qemu-kcsan     the same suites built with KCSAN (data-race detector) instead'
 	@echo '                 of KASAN and lockdep, in their own build directory'
+	@echo '  qemu-sample    boot the qemu-kunit kernel with KUnit off and load, then'
+	@echo '                 unload, the Rust sample rust_rosebush.ko (SAMPLE_ENTRIES=N)'
 	@echo '  test-userspace the rosebush suite and an RCU stress test built as userspace'
 	@echo '                 programs (liburcu, ASan, UBSan) from tools/testing/radix-tree'
 	@echo '  fuzz           run the libFuzzer target (tests/fuzz) for FUZZ_SECONDS (60)'
@@ -85,6 +88,11 @@ qemu-kunit: tree
 qemu-kcsan: tree
 	@KUNIT_SUITES="$(KUNIT_KCSAN_SUITES)" $(RB) scripts/qemu-kunit.sh kcsan $(KUNIT_KCSAN_CONFIGS)
 
+SAMPLE_ENTRIES ?= 2000
+qemu-sample: tree
+	@KUNIT_BUILD_ONLY=1 $(RB) scripts/qemu-kunit.sh kunit $(KUNIT_CONFIGS)
+	@SAMPLE_ENTRIES=$(SAMPLE_ENTRIES) $(RB) scripts/qemu-sample.sh
+
 test-userspace: tree
 	@USERSPACE_ARGS="$(USERSPACE_ARGS)" STRESS_ARGS="$(STRESS_ARGS)" \
 		$(RB) scripts/test-userspace.sh
@@ -101,11 +109,13 @@ mutants: tree
 
 test-tools: toolchain-quiet
 	@python3 tests/logcheck_test.py
+	@python3 tests/sample_check_test.py
 	@$(RB) tests/series_test.sh
 
 test: test-tools check-patches check-tree
 	@$(MAKE) --no-print-directory test-userspace
 	@$(MAKE) --no-print-directory qemu-kunit
+	@$(MAKE) --no-print-directory qemu-sample
 	@$(MAKE) --no-print-directory qemu-kcsan
 	@echo 'rosebush: make test passed'
 
