@@ -1,4 +1,5 @@
 #!/bin/busybox sh
+# shellcheck shell=dash
 # SPDX-License-Identifier: GPL-2.0
 #
 # /init of the initramfs that scripts/qemu-sample.sh boots: load the Rust
