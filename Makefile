@@ -31,7 +31,7 @@ KUNIT_KCSAN_CONFIGS := tests/kunit/base.config tests/kunit/rosebush.config \
 KUNIT_KCSAN_SUITES := rosebush rust_doctests_kernel
 
 .PHONY: help toolchain toolchain-quiet tree export check-patches check-tree qemu-kunit \
-	qemu-kcsan qemu-sample test-userspace fuzz coverage mutants test test-tools clean distclean
+	qemu-kcsan qemu-sample test-userspace fuzz coverage bench mutants test test-tools clean distclean
 
 help:
 	@echo 'Rosebush targets (cache: $(ROSEBUSH_CACHE)):'
@@ -46,6 +46,8 @@ help:
 	@echo '  fuzz           run the libFuzzer target (tests/fuzz) for FUZZ_SECONDS (60)'
 	@echo '  coverage       line and branch coverage of lib/rosebush.c from the userspace'
 	@echo '                 suite, the stress test and the fuzz corpus (llvm-cov, HTML)'
+	@echo '  bench          rosebush against rhashtable, hlist_bl and liburcu'"'"'s cds_lfht'
+	@echo '                 in userspace (-O2): ns/op table, CSV and plot (BENCH_ARGS=-l)'
 	@echo '  mutants        delete, one at a time, lines of the fixes of the v2 defects'
 	@echo '                 (tests/mutants/mutants.txt): test-userspace must fail on each'
 	@echo '  test           every test: tool self-tests, series checks, test-userspace,'
@@ -103,6 +105,9 @@ fuzz: tree
 
 coverage: tree
 	@$(RB) scripts/fuzz.sh coverage
+
+bench: tree
+	@$(RB) scripts/bench.sh $(BENCH_ARGS)
 
 mutants: tree
 	@$(RB) tests/mutants/run.sh

@@ -31,6 +31,8 @@ PACKAGES=(
 	# the userspace rosebush tests (tools/testing/radix-tree), with clang's
 	# sanitizer runtimes
 	liburcu-dev libclang-rt-19-dev
+	# make bench's plot
+	gnuplot-nox
 )
 
 print_versions() {
