@@ -92,6 +92,10 @@
 //!                 reader.seen.fetch_add(1, Ordering::Relaxed);
 //!             }
 //!         }
+//!         drop(guard);
+//!         // Without preemption, this loop would keep the grace-period kthread off its CPU.
+//!         // SAFETY: called outside any lock and RCU read-side critical section.
+//!         unsafe { kernel::bindings::__cond_resched() };
 //!     }
 //!     reader.set_state(2);
 //! })?;
@@ -243,6 +247,21 @@ impl<T: ForeignOwnable> Rosebush<T> {
     ///
     /// Process context; may sleep. Must not be called while this task holds a [`Locked`] of any
     /// rosebush.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use kernel::rosebush::Rosebush;
+    ///
+    /// let rb = KBox::pin_init(Rosebush::<KBox<u64>>::new(), GFP_KERNEL)?;
+    /// if let Err(err) = rb.insert(1, KBox::new(10, GFP_KERNEL)?) {
+    ///     // The value is ours again: keep it, or let it go.
+    ///     pr_warn!("value {} not stored\n", *err.value);
+    ///     return Err(err.error);
+    /// }
+    /// assert_eq!(rb.stats().entries, 1);
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn insert(&self, hash: u32, value: T) -> Result<(), InsertError<T>> {
         let p = value.into_foreign();
         // SAFETY: `self.as_ptr()` is an initialised rosebush (type invariant). Storing `p`
@@ -309,6 +328,30 @@ impl<T: ForeignOwnable> Rosebush<T> {
     /// # Context
     ///
     /// Any context that may hold the RCU read lock; does not sleep.
+    ///
+    /// # Examples
+    ///
+    /// Values that know their own key, shared with [`Arc`](crate::sync::Arc):
+    ///
+    /// ```
+    /// use kernel::{rosebush::Rosebush, sync::{rcu, Arc}};
+    ///
+    /// struct Object {
+    ///     key: u64,
+    ///     name: &'static str,
+    /// }
+    ///
+    /// let rb = KBox::pin_init(Rosebush::<Arc<Object>>::new(), GFP_KERNEL)?;
+    /// for (key, name) in [(3, "three"), (35, "thirty-five")] {
+    ///     // A poor hash, to make the two share one.
+    ///     rb.insert((key % 32) as u32, Arc::new(Object { key, name }, GFP_KERNEL)?)?;
+    /// }
+    ///
+    /// let guard = rcu::read_lock();
+    /// let found = rb.lookup(3, &guard).find(|obj| obj.key == 35);
+    /// assert_eq!(found.map(|obj| obj.name), Some("thirty-five"));
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn lookup<'a>(&'a self, hash: u32, guard: &'a rcu::Guard) -> Iter<'a, T> {
         // INVARIANT: the iterator is for this rosebush, which `'a` borrows, and the RCU read
         // lock is held for `'a` by `guard`.
@@ -329,6 +372,36 @@ impl<T: ForeignOwnable> Rosebush<T> {
     ///
     /// Takes the RCU read lock and a spinlock, which the [`Locked`] holds: until it is dropped,
     /// the task must not sleep or call any other rosebush method (it may need the same lock).
+    ///
+    /// # Examples
+    ///
+    /// Removing every odd value stored under a hash, one at a time:
+    ///
+    /// ```
+    /// use kernel::rosebush::Rosebush;
+    ///
+    /// let rb = KBox::pin_init(Rosebush::<KBox<u32>>::new(), GFP_KERNEL)?;
+    /// for v in 0..6 {
+    ///     rb.insert(9, KBox::new(v, GFP_KERNEL)?)?;
+    /// }
+    /// let mut removed = 0;
+    /// loop {
+    ///     let mut locked = rb.lock(9);
+    ///     while let Some(v) = locked.next_value() {
+    ///         if *v % 2 == 1 {
+    ///             break;
+    ///         }
+    ///     }
+    ///     // `None` once no odd value is left: the bucket is unlocked either way.
+    ///     match locked.remove() {
+    ///         Some(v) => removed += *v,
+    ///         None => break,
+    ///     }
+    /// }
+    /// assert_eq!(removed, 1 + 3 + 5);
+    /// assert_eq!(rb.stats().entries, 3);
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn lock(&self, hash: u32) -> Locked<'_, T> {
         let mut iter = new_iter(self.as_ptr(), hash);
         // SAFETY: `iter` is a fresh iterator of this initialised rosebush; the lock is released
@@ -347,6 +420,20 @@ impl<T: ForeignOwnable> Rosebush<T> {
     /// # Context
     ///
     /// Any context.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use kernel::rosebush::Rosebush;
+    ///
+    /// let rb = KBox::pin_init(Rosebush::<KBox<u8>>::new(), GFP_KERNEL)?;
+    /// assert!(rb.is_empty());
+    /// let slot = rb.reserve(1)?;
+    /// assert!(!rb.is_empty());
+    /// drop(slot);
+    /// assert!(rb.is_empty());
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn is_empty(&self) -> bool {
         // SAFETY: `self.as_ptr()` is an initialised rosebush (type invariant).
         unsafe { bindings::rbh_empty(self.as_ptr()) }
@@ -360,6 +447,23 @@ impl<T: ForeignOwnable> Rosebush<T> {
     /// # Context
     ///
     /// Process context; takes the RCU read lock.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use kernel::rosebush::Rosebush;
+    ///
+    /// let rb = KBox::pin_init(Rosebush::<KBox<u32>>::new(), GFP_KERNEL)?;
+    /// for i in 0..1000u32 {
+    ///     rb.insert(i.wrapping_mul(0x9e37_79b9), KBox::new(i, GFP_KERNEL)?)?;
+    /// }
+    /// let stats = rb.stats();
+    /// assert_eq!(stats.entries, 1000);
+    /// assert!(stats.table_slots.is_power_of_two());
+    /// assert_eq!(stats.occupancy.iter().sum::<usize>(), stats.buckets);
+    /// pr_info!("{} buckets, {} bytes for 1000 entries\n", stats.buckets, stats.bytes);
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn stats(&self) -> Stats {
         let mut raw = bindings::rbh_stats::default();
         // SAFETY: `self.as_ptr()` is an initialised rosebush (type invariant) and `raw` is valid
@@ -679,6 +783,21 @@ impl<K: Hash + Eq + 'static, V: 'static> Map<K, V> {
     /// # Context
     ///
     /// Any context that may hold the RCU read lock; does not sleep.
+    ///
+    /// # Examples
+    ///
+    /// Keys may be looked up through what they borrow as, like `&str` for `&'static str`:
+    ///
+    /// ```
+    /// use kernel::{rosebush::Map, sync::rcu};
+    ///
+    /// let map = KBox::pin_init(Map::<&'static str, u32>::new(), GFP_KERNEL)?;
+    /// map.insert("one", 1)?;
+    /// let guard = rcu::read_lock();
+    /// assert_eq!(map.get("one", &guard), Some(&1));
+    /// assert_eq!(map.get("two", &guard), None);
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn get<'a, Q>(&'a self, key: &Q, guard: &'a rcu::Guard) -> Option<&'a V>
     where
         K: Borrow<Q>,
