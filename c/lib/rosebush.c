@@ -23,10 +23,12 @@
 #include <linux/workqueue.h>
 
 /*
- * A bucket is 256 bytes: a header, then the keys, then the pointers, so
- * that a lookup reads the header and keys from the first two cache lines
- * and one pointer.  The number of entries depends on the size of
- * spinlock_t, which lock debugging makes much larger.
+ * A bucket is 256 bytes: the keys, then a header, then the pointers, so
+ * that a lookup finds its key in the first cache line (all but the last
+ * two keys are there), then reads one pointer; only a lookup that matches
+ * none reads the header, to see whether the chain may hold its key.  The
+ * number of entries depends on the size of spinlock_t, which lock
+ * debugging makes much larger.
  */
 struct rbh_bucket_head {
 	/* Serialises changes to this bucket and its chain */
@@ -44,14 +46,14 @@ struct rbh_bucket_head {
 #define RBH_ENTRY_SIZE	(sizeof(u32) + sizeof(void *))
 #define RBH_FIT		((RBH_BUCKET_SIZE - sizeof(struct rbh_bucket_head)) / \
 			 RBH_ENTRY_SIZE)
-/* An odd number of keys may need padding before the pointers. */
+/* An odd number of keys may need padding before the header. */
 #define RBH_ENTRIES	(RBH_FIT - ((RBH_FIT & 1) &&			\
 			 sizeof(struct rbh_bucket_head) + RBH_FIT *	\
 			 RBH_ENTRY_SIZE + 4 > RBH_BUCKET_SIZE))
 
 struct rbh_bucket {
-	struct rbh_bucket_head h;
 	u32 keys[RBH_ENTRIES];
+	struct rbh_bucket_head h;
 	void __rcu *slots[RBH_ENTRIES];
 };
 
@@ -318,15 +320,15 @@ static struct rbh_bucket *rbh_chain_locked(struct rbh_bucket *primary,
 }
 
 /*
- * Store an entry.  Readers load the key with acquire semantics and then
+ * Store an entry.  Readers load the key, then (with smp_rmb() between)
  * the pointer, so the pointer must be in place before the key is: this
- * release pairs with smp_load_acquire() in rbh_next().
+ * release pairs with the smp_rmb() after a matching key in rbh_next().
  */
 static void rbh_set_entry(struct rbh_bucket *bucket, unsigned int i, u32 key,
 			  void *p)
 {
 	RCU_INIT_POINTER(bucket->slots[i], p);
-	/* Pairs with smp_load_acquire() in rbh_next() */
+	/* Pairs with smp_rmb() after a matching key in rbh_next() */
 	smp_store_release(&bucket->keys[i], key);
 	WRITE_ONCE(bucket->h.count, bucket->h.count + 1);
 }
@@ -334,12 +336,13 @@ static void rbh_set_entry(struct rbh_bucket *bucket, unsigned int i, u32 key,
 /*
  * Free an entry.  The pointer stays, so a reader that matched the key a
  * moment ago returns a removed pointer, which the API allows.  Release
- * ordering, pairing with smp_load_acquire() in rbh_next(), makes sure a
- * reader that sees the entry gone also sees where it was moved to.
+ * ordering, pairing with the smp_rmb() before rbh_next() enters a chain,
+ * makes sure a reader that sees the entry gone also sees where it was
+ * moved to.
  */
 static void rbh_clear_entry(struct rbh_bucket *bucket, unsigned int i)
 {
-	/* Pairs with smp_load_acquire() in rbh_next() */
+	/* Pairs with smp_rmb() before the chain in rbh_next() */
 	smp_store_release(&bucket->keys[i], rbh_free_key(bucket->keys[i]));
 	WRITE_ONCE(bucket->h.count, bucket->h.count - 1);
 }
@@ -1117,8 +1120,10 @@ enum rbh_halve {
 /*
  * Halve the table if no bucket is as deep as it.  Slot i of the new table
  * is slot 2i of the old one, which slot 2i + 1 shares.  With @gfp that
- * may sleep, the old table is freed after synchronize_rcu(); otherwise
- * through the rosebush's rcu_head, of which there is only one.
+ * may sleep, the old table goes to kvfree_rcu_mightsleep(), which waits
+ * for a grace period only if it cannot allocate the memory to queue it;
+ * otherwise it is freed through the rosebush's rcu_head, of which there
+ * is only one.
  */
 static enum rbh_halve rbh_halve(struct rbh *rbh, gfp_t gfp)
 {
@@ -1166,10 +1171,8 @@ static enum rbh_halve rbh_halve(struct rbh *rbh, gfp_t gfp)
 	}
 	spin_unlock(&rbh->rbh_resize_lock);
 
-	if (!atomic) {
-		synchronize_rcu();
-		kvfree(old);
-	}
+	if (!atomic)
+		kvfree_rcu_mightsleep(old);
 	return RBH_HALVED;
 }
 
@@ -1367,16 +1370,28 @@ void *rbh_next(struct rbh_iter *rbhi)
 	}
 
 	for (;;) {
-		while (rbhi->index < RBH_ENTRIES) {
-			unsigned int i = rbhi->index++;
+		u32 key = rbhi->key;
+		unsigned int i;
 
-			/* Pairs with smp_store_release() in rbh_set_entry() */
-			if (smp_load_acquire(&bucket->keys[i]) != rbhi->key)
+		/*
+		 * Compare in registers, and write the iterator only when
+		 * returning: a lookup that finds nothing compares every key.
+		 */
+		for (i = rbhi->index; i < RBH_ENTRIES; i++) {
+			if (READ_ONCE(bucket->keys[i]) != key)
 				continue;
+			/*
+			 * Read the pointer after its key.  Pairs with
+			 * smp_store_release() in rbh_set_entry().
+			 */
+			smp_rmb();
 			p = rcu_dereference(bucket->slots[i]);
-			if (p)
+			if (p) {
+				rbhi->index = i + 1;
 				return p;
+			}
 		}
+		rbhi->index = RBH_ENTRIES;
 		if (!rbhi->in_chain) {
 			if (!rbh_chain_may_hold(bucket, rbhi->key))
 				goto done;
@@ -1384,7 +1399,8 @@ void *rbh_next(struct rbh_iter *rbhi)
 			/*
 			 * Entries move from the primary bucket into the
 			 * chain, never back.  Pairs with smp_wmb() in
-			 * rbh_place().
+			 * rbh_place() and smp_store_release() in
+			 * rbh_clear_entry().
 			 */
 			smp_rmb();
 		}

@@ -42,8 +42,10 @@ static unsigned long rbh_harness_warnings;
 
 /*
  * lockdep_assert_held(): glibc records which thread owns a locked mutex,
- * so check that it is this one.
+ * so check that it is this one.  A program that brings its own spinlock_t
+ * (a benchmark) brings its own lockdep_assert_held() too.
  */
+#ifndef lockdep_assert_held
 static __thread pid_t rbh_harness_tid;
 
 static inline bool rbh_harness_mutex_held(pthread_mutex_t *lock)
@@ -53,6 +55,7 @@ static inline bool rbh_harness_mutex_held(pthread_mutex_t *lock)
 	return READ_ONCE(lock->__data.__owner) == rbh_harness_tid;
 }
 #define lockdep_assert_held(l)	WARN_ON_ONCE(!rbh_harness_mutex_held(l))
+#endif
 
 /* Sleeping in an RCU read-side critical section is a bug. */
 #define might_sleep()		WARN_ON_ONCE(rcu_read_ongoing())
