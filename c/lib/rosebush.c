@@ -75,6 +75,13 @@ static_assert(RBH_ENTRIES >= 8 && RBH_ENTRIES <= RBH_MAX_ENTRIES);
 /* Contended acquisitions of a bucket lock that make it worth splitting */
 #define RBH_CONTENTION_SPLIT	16
 /*
+ * The halves of a contention split start with this count, so that they
+ * do not merge again at the next removal: each merge that would join
+ * them lowers both counts by one instead, while contended insertions
+ * raise them (see rbh_merge_locked()).
+ */
+#define RBH_CONTENTION_HOLD	(RBH_CONTENTION_SPLIT / 2)
+/*
  * The table may double only while it has at most this many slots per
  * bucket.  Keys chosen to defeat splitting then go to overflow chains
  * instead of inflating the table.
@@ -299,9 +306,11 @@ static struct rbh_bucket *rbh_lock_bucket(struct rbh *rbh, u32 key,
 			return NULL;
 		if (!spin_trylock(&bucket->h.lock)) {
 			spin_lock(&bucket->h.lock);
-			if (contended && bucket->h.contention < U8_MAX &&
-			    ++bucket->h.contention >= RBH_CONTENTION_SPLIT)
-				*contended = true;
+			if (contended && bucket->h.contention < U8_MAX) {
+				bucket->h.contention++;
+				if (bucket->h.contention >= RBH_CONTENTION_SPLIT)
+					*contended = true;
+			}
 		}
 		if (!(bucket->h.flags & RBH_DEAD))
 			return bucket;
@@ -598,7 +607,7 @@ static unsigned int rbh_split_needs(struct rbh_bucket *old, u32 key)
 }
 
 static void rbh_split(struct rbh *rbh, struct rbh_bucket *old, u32 key,
-		      struct rbh_spares *spares)
+		      struct rbh_spares *spares, u8 contention)
 {
 	unsigned int depth, d = old->h.depth, half, i;
 	struct rbh_bucket __rcu **table = rbh_table_locked(rbh, &depth);
@@ -614,6 +623,7 @@ static void rbh_split(struct rbh *rbh, struct rbh_bucket *old, u32 key,
 	for (half = 0; half < 2; half++) {
 		new[half] = rbh_spare(spares);
 		rbh_bucket_init(new[half], d + 1, key);
+		new[half]->h.contention = contention;
 		fill.primary = new[half];
 		fill.tail = new[half];
 		rbh_fill_half(&fill, spares, old, key, d, half, last);
@@ -772,7 +782,8 @@ static int rbh_make_room_locked(struct rbh *rbh, u32 key, void *p,
 			goto unlock;
 		rbh_grow(rbh, spares);
 	}
-	rbh_split(rbh, bucket, key, spares);
+	rbh_split(rbh, bucket, key, spares,
+		  contended ? RBH_CONTENTION_HOLD : 0);
 	if (contended)
 		WRITE_ONCE(rbh->rbh_contention_splits,
 			   rbh->rbh_contention_splits + 1);
@@ -951,6 +962,24 @@ static bool rbh_may_merge(const struct rbh_bucket *bucket)
 }
 
 /*
+ * Buddies whose locks were contended, such as the halves of a contention
+ * split, do not merge yet: merging them would bring the contention back.
+ * Each merge refused cools both by one, so that they merge once
+ * insertions no longer contend for them.  Both buddies are locked.
+ * Return: true if the merge must wait.
+ */
+static bool rbh_merge_contended(struct rbh_bucket *lo, struct rbh_bucket *hi)
+{
+	if (!lo->h.contention && !hi->h.contention)
+		return false;
+	if (lo->h.contention)
+		lo->h.contention--;
+	if (hi->h.contention)
+		hi->h.contention--;
+	return true;
+}
+
+/*
  * Might the locked @bucket, which holds @key, merge with its buddy?  A
  * lockless look at the buddy saves taking the resize lock after most
  * removals.  The caller holds the RCU read lock.
@@ -1006,7 +1035,8 @@ static void rbh_merge_locked(struct rbh *rbh, u32 key)
 		spin_lock_nested(&hi->h.lock, SINGLE_DEPTH_NESTING);
 		if (lo->h.depth != d || hi->h.depth != d ||
 		    !rbh_may_merge(lo) || !rbh_may_merge(hi) ||
-		    lo->h.count + hi->h.count > RBH_MERGE_MAX) {
+		    lo->h.count + hi->h.count > RBH_MERGE_MAX ||
+		    rbh_merge_contended(lo, hi)) {
 			spin_unlock(&hi->h.lock);
 			spin_unlock(&lo->h.lock);
 			break;

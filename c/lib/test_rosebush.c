@@ -23,6 +23,8 @@
 #include <linux/atomic.h>
 #include <linux/bitops.h>
 #include <linux/completion.h>
+#include <linux/cpumask.h>
+#include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/errno.h>
 #include <linux/gfp.h>
@@ -2635,6 +2637,145 @@ out:
 #define RBH_TEST_KEEP		1000UL
 
 /*
+ * Contention splits.  An insertion that has to wait for its bucket's lock
+ * counts a contended acquisition, and the RBH_CONTENTION_SPLIT-th splits
+ * the bucket, full or not.  The halves must then stay apart while they
+ * are contended: when they merged again at the next removal, eight
+ * writers on one bucket split and merged it 480 times in two seconds
+ * (make qemu-bench), to no effect.  Once insertions stop contending, the
+ * merges they put off cool the halves, and they merge again.
+ */
+struct rbh_test_contender {
+	struct rbh *rbh;
+	u32 hash;
+	void *p;
+	struct completion go;
+	struct completion done;
+	int inserting;		/* set just before rbh_insert() */
+	int stop;
+	int err;
+	struct task_struct *task;
+};
+
+/* Insert, then remove, one entry each time the case says go. */
+static int rbh_test_contender_fn(void *data)
+{
+	struct rbh_test_contender *c = data;
+
+	for (;;) {
+		wait_for_completion(&c->go);
+		if (READ_ONCE(c->stop))
+			break;
+		WRITE_ONCE(c->inserting, 1);
+		c->err = rbh_insert(c->rbh, c->hash, c->p);
+		if (!c->err)
+			c->err = rbh_remove(c->rbh, c->hash, c->p);
+		complete(&c->done);
+	}
+	rbh_test_wait_for_stop();
+	return 0;
+}
+
+/* A kunit action, so that a failed assertion cannot leave it running */
+static void rbh_test_contender_stop(void *data)
+{
+	struct rbh_test_contender *c = data;
+
+	WRITE_ONCE(c->stop, 1);
+	complete(&c->go);
+	kthread_stop(c->task);
+}
+
+/*
+ * Hold the lock of @held's bucket while the contender inserts into it,
+ * long enough for the contender to find it taken.
+ */
+static void rbh_test_contend(struct kunit *test, struct rbh_test_contender *c,
+			     u32 held)
+{
+	RBH_ITER(iter, c->rbh, held);
+	unsigned int us;
+
+	rbh_iter_lock(&iter);
+	WRITE_ONCE(c->inserting, 0);
+	complete(&c->go);
+	for (us = 0; us < 10000 && !READ_ONCE(c->inserting); us++)
+		udelay(1);
+	udelay(500);
+	rbh_iter_unlock(&iter);
+	wait_for_completion(&c->done);
+	KUNIT_ASSERT_EQ(test, c->err, 0);
+}
+
+/* RBH_CONTENTION_SPLIT in lib/rosebush.c */
+#define RBH_TEST_CONTENTION_SPLIT	16
+/* Rounds in which the contender may fail to find the lock taken */
+#define RBH_TEST_CONTEND_ROUNDS		(20 * RBH_TEST_CONTENTION_SPLIT)
+
+static void rbh_contention_split_holds(struct kunit *test)
+{
+	struct rbh *rbh = rbh_test_new(test);
+	struct rbh_stats *st = rbh_test_stats_alloc(test);
+	struct rbh_test_contender *c;
+	/* Keys of one first-level bucket, the third apart at bit 1 */
+	u32 held = rbh_test_hash_of_key(0x10000000);
+	u32 apart = rbh_test_hash_of_key(0x40000000);
+	unsigned int round;
+	int err;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "contention needs two CPUs");
+	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	c->rbh = rbh;
+	c->hash = rbh_test_hash_of_key(0x20000000);
+	c->p = rbh_test_ptr(3);
+	init_completion(&c->go);
+	init_completion(&c->done);
+	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, held, rbh_test_ptr(1)), 0);
+	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, apart, rbh_test_ptr(2)), 0);
+
+	c->task = kthread_run(rbh_test_contender_fn, c, "rbh_contender");
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(c->task), "kthread_run(): %ld",
+			       PTR_ERR(c->task));
+	err = kunit_add_action_or_reset(test, rbh_test_contender_stop, c);
+	KUNIT_ASSERT_EQ(test, err, 0);
+
+	/* Each round, the contender's insertion, then its removal */
+	for (round = 0; round < RBH_TEST_CONTEND_ROUNDS; round++) {
+		rbh_test_contend(test, c, held);
+		rbh_test_stats(test, rbh, st);
+		if (st->contention_splits)
+			break;
+	}
+	KUNIT_ASSERT_EQ_MSG(test, st->contention_splits, 1UL,
+			    "no contention split in %u contended insertions",
+			    round);
+	KUNIT_EXPECT_EQ(test, st->splits, 0UL);
+	KUNIT_EXPECT_EQ_MSG(test, st->merges, 0UL,
+			    "the removal after the contention split merged its halves");
+	KUNIT_EXPECT_EQ(test, st->buckets, 3UL);
+
+	/* Removals without contention: the halves merge again */
+	for (round = 0; round < RBH_TEST_CONTENTION_SPLIT && !st->merges;
+	     round++) {
+		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, c->hash, c->p), 0);
+		KUNIT_ASSERT_EQ(test, rbh_remove(rbh, c->hash, c->p), 0);
+		rbh_test_stats(test, rbh, st);
+	}
+	KUNIT_EXPECT_EQ_MSG(test, st->merges, 1UL,
+			    "the halves never merged after %u quiet removals",
+			    round);
+	KUNIT_EXPECT_EQ(test, st->buckets, 2UL);
+
+	kunit_release_action(test, rbh_test_contender_stop, c);
+	KUNIT_EXPECT_EQ(test, rbh_remove(rbh, held, rbh_test_ptr(1)), 0);
+	KUNIT_EXPECT_EQ(test, rbh_remove(rbh, apart, rbh_test_ptr(2)), 0);
+	KUNIT_EXPECT_TRUE(test, rbh_empty(rbh));
+	rbh_test_destroy(test, rbh);
+}
+
+/*
  * The shape of a rosebush holding 10^6 sequential hashes: every entry
  * counted, the occupancy histogram adds up.
  */
@@ -2745,6 +2886,7 @@ static struct kunit_case rosebush_cases[] = {
 	KUNIT_CASE(rbh_alloc_fail_overflow),
 	KUNIT_CASE(rbh_alloc_fail_shrink),
 	KUNIT_CASE(rbh_resize_hysteresis),
+	KUNIT_CASE(rbh_contention_split_holds),
 	KUNIT_CASE_SLOW(rbh_random_ops_match_model),
 	KUNIT_CASE_SLOW(rbh_iterate_while_resizing),
 	KUNIT_CASE_SLOW(rbh_rcu_readers_while_writing),
