@@ -29,9 +29,16 @@ KUNIT_KCSAN_CONFIGS := tests/kunit/base.config tests/kunit/rosebush.config \
 # Suites that must run and pass for `make qemu-kcsan` to pass (Rust stays
 # on under KCSAN in 6.12: see kcsan.config).
 KUNIT_KCSAN_SUITES := rosebush rust_doctests_kernel
+# The benchmark kernel: the KUnit configuration with bench.config instead
+# of debug.config (no lockdep, no KASAN), in its own build directory; KUnit
+# stays off at boot.
+KUNIT_BENCH_CONFIGS := tests/kunit/base.config tests/kunit/rosebush.config \
+		       tests/kunit/sample.config tests/kunit/bench.config
 
 .PHONY: help toolchain toolchain-quiet tree export check-patches check-tree qemu-kunit \
-	qemu-kcsan qemu-sample test-userspace fuzz coverage bench mutants test test-tools clean distclean
+	qemu-kcsan qemu-sample qemu-bench-smoke test-userspace fuzz coverage bench bench-misses \
+	qemu-bench mutants test \
+	test-tools clean distclean
 
 help:
 	@echo 'Rosebush targets (cache: $(ROSEBUSH_CACHE)):'
@@ -48,10 +55,16 @@ help:
 	@echo '                 suite, the stress test and the fuzz corpus (llvm-cov, HTML)'
 	@echo '  bench          rosebush against rhashtable, hlist_bl and liburcu'"'"'s cds_lfht'
 	@echo '                 in userspace (-O2): ns/op table, CSV and plot (BENCH_ARGS=-l)'
+	@echo '  bench-misses   the same lookups under callgrind'"'"'s cache simulation: misses'
+	@echo '                 per lookup at 10^6 and 4x10^6 entries (MISSES_SIZES)'
+	@echo '  qemu-bench     build a non-debug kernel and, in QEMU, the in-kernel benchmark'
+	@echo '                 (rosebush, rhashtable, hlist_bl) and the -smp 8 contention run'
+	@echo '  qemu-bench-smoke the same module, small and short, in the qemu-kunit kernel'
+	@echo '                 (KASAN, lockdep): its checks, not its numbers'
 	@echo '  mutants        delete, one at a time, lines of the fixes of the v2 defects'
 	@echo '                 (tests/mutants/mutants.txt): test-userspace must fail on each'
 	@echo '  test           every test: tool self-tests, series checks, test-userspace,'
-	@echo '                 qemu-kunit, qemu-kcsan'
+	@echo '                 qemu-kunit, qemu-sample, qemu-bench-smoke, qemu-kcsan'
 	@echo '  check-patches  the series git-ams onto the pristine tree, matches the c/'
 	@echo '                 rust/ samples/ mirrors, and has no checkpatch --strict error'
 	@echo '  export         write kernel-patches/ and the mirrors from the tree'"'"'s commits'
@@ -109,6 +122,22 @@ coverage: tree
 bench: tree
 	@$(RB) scripts/bench.sh $(BENCH_ARGS)
 
+bench-misses: tree
+	@$(RB) scripts/bench.sh misses $(MISSES_SIZES)
+
+qemu-bench: tree
+	@KUNIT_BUILD_ONLY=1 $(RB) scripts/qemu-kunit.sh bench $(KUNIT_BENCH_CONFIGS)
+	@KBENCH_TABLE_ARGS="$(KBENCH_TABLE_ARGS)" \
+		KBENCH_CONTENTION_ARGS="$(KBENCH_CONTENTION_ARGS)" \
+		$(RB) scripts/qemu-bench.sh bench $(QEMU_BENCH_MODES)
+
+# Small sizes, 4 threads of 2 objects: a debug kernel's buckets hold 13.
+qemu-bench-smoke: tree
+	@KUNIT_BUILD_ONLY=1 $(RB) scripts/qemu-kunit.sh kunit $(KUNIT_CONFIGS)
+	@KBENCH_TABLE_ARGS="sizes=1000,10000 repeats=1 ops=16384" \
+		KBENCH_CONTENTION_ARGS="threads=4 intervals=2 interval_ms=100" \
+		KBENCH_CONTENTION_SMP=4 $(RB) scripts/qemu-bench.sh kunit
+
 mutants: tree
 	@$(RB) tests/mutants/run.sh
 
@@ -121,6 +150,7 @@ test: test-tools check-patches check-tree
 	@$(MAKE) --no-print-directory test-userspace
 	@$(MAKE) --no-print-directory qemu-kunit
 	@$(MAKE) --no-print-directory qemu-sample
+	@$(MAKE) --no-print-directory qemu-bench-smoke
 	@$(MAKE) --no-print-directory qemu-kcsan
 	@echo 'rosebush: make test passed'
 

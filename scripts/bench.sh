@@ -3,21 +3,26 @@
 #
 # bench.sh: build tests/bench/rosebush-bench.c against the patched tree's
 # userspace harness (tools/testing/radix-tree) with -O2 and no sanitizer,
-# in $ROSEBUSH_WORK/build/bench, run it, and plot its lookup results with
-# gnuplot if it is installed.
+# in $ROSEBUSH_WORK/build/userspace-bench, and run it.
 #
-#   bench.sh [ARGS...]	ARGS go to the program: -l (sizes up to 10^7),
-#			repeats=R, ops=N, max=N, seed=N
+#   bench.sh [ARGS...]	time every structure, and plot the lookups with
+#			gnuplot; ARGS go to the program: -l (sizes up to
+#			10^7), repeats=R, ops=N, max=N, seed=N
+#   bench.sh misses [SIZES...]
+#			count cache misses per lookup under callgrind's
+#			cache simulation, at each size (default 10^6 and
+#			4 x 10^6 entries)
 #
-# The table goes to stdout and to build/bench/bench.txt, every result to
-# build/bench/bench.csv, the plot to build/bench/bench.png.
+# In $ROSEBUSH_WORK/build/userspace-bench, timings: the table goes to
+# stdout and to bench.txt, every result to bench.csv, the plot to
+# bench.png; misses: the table goes to stdout and to misses.txt.
 set -euo pipefail
 
 : "${ROSEBUSH_WORK:?}"
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 tree=$ROSEBUSH_WORK/linux
 rt=$tree/tools/testing/radix-tree
-dir=$ROSEBUSH_WORK/build/bench
+dir=$ROSEBUSH_WORK/build/userspace-bench
 gen=$ROSEBUSH_WORK/build/userspace-generated
 
 # What the tools/testing/radix-tree Makefile uses, minus its sanitizers,
@@ -28,28 +33,73 @@ cflags=(-I"$gen" -I"$tree/tools/testing/shared" -I"$rt"
 	-iquote "$tree" -idirafter "$tree/include"
 	-g -O2 -DNDEBUG -Wall -D_LGPL_SOURCE)
 
-mkdir -p "$dir" "$gen/generated"
-# The headers `make` generates in the tree, for the shared objects
-printf '#define CONFIG_%sBIT 1\n' "$(getconf LONG_BIT)" \
-	>"$gen/generated/bit-length.h"
-echo '#define XA_CHUNK_SHIFT 3' >"$gen/generated/map-shift.h"
-cp "$tree/tools/testing/shared/autoconf.h" "$gen/generated/autoconf.h"
+build() {
+	mkdir -p "$dir" "$gen/generated"
+	# The headers `make` generates in the tree, for the shared objects
+	printf '#define CONFIG_%sBIT 1\n' "$(getconf LONG_BIT)" \
+		>"$gen/generated/bit-length.h"
+	echo '#define XA_CHUNK_SHIFT 3' >"$gen/generated/map-shift.h"
+	cp "$tree/tools/testing/shared/autoconf.h" "$gen/generated/autoconf.h"
 
-echo "bench: building $dir/rosebush-bench"
-(cd "$dir" &&
- clang -c "${cflags[@]}" "$tree/tools/lib/slab.c" -o slab.o &&
- clang -c "${cflags[@]}" "$tree/tools/lib/vsprintf.c" -o vsprintf.o &&
- clang -c "${cflags[@]}" "$tree/tools/testing/shared/linux.c" -o linux.o &&
- clang "${cflags[@]}" "$top/tests/bench/rosebush-bench.c" slab.o vsprintf.o \
-	linux.o -lurcu-cds -lurcu -lpthread -lm -o rosebush-bench)
+	echo "bench: building $dir/rosebush-bench"
+	# The kernel's 4-byte spinlock, not the harness's pthread mutex
+	(cd "$dir" &&
+	 clang -c "${cflags[@]}" "$tree/tools/lib/slab.c" -o slab.o &&
+	 clang -c "${cflags[@]}" "$tree/tools/lib/vsprintf.c" -o vsprintf.o &&
+	 clang -c "${cflags[@]}" "$tree/tools/testing/shared/linux.c" -o linux.o &&
+	 clang "${cflags[@]}" -include "$top/tests/bench/bench-spinlock.h" \
+		"$top/tests/bench/rosebush-bench.c" slab.o vsprintf.o \
+		linux.o -lurcu-cds -lurcu -lpthread -lm -o rosebush-bench)
+}
 
-"$dir/rosebush-bench" csv="$dir/bench.csv" "$@" | tee "$dir/bench.txt"
-echo "bench: table in $dir/bench.txt, every result in $dir/bench.csv"
+timings() {
+	"$dir/rosebush-bench" csv="$dir/bench.csv" "$@" | tee "$dir/bench.txt"
+	echo "bench: table in $dir/bench.txt, every result in $dir/bench.csv"
 
-if ! command -v gnuplot >/dev/null; then
-	echo 'bench: gnuplot is not installed: no plot (make toolchain installs gnuplot-nox)'
-	exit 0
+	if ! command -v gnuplot >/dev/null; then
+		echo 'bench: gnuplot is not installed: no plot (make toolchain installs gnuplot-nox)'
+		return
+	fi
+	gnuplot -e "csv='$dir/bench.csv'; png='$dir/bench.png'" \
+		"$top/tests/bench/rosebush-bench.gp"
+	echo "bench: lookup ns/op against entries plotted in $dir/bench.png"
+}
+
+# The simulated caches: a 32 KiB 8-way L1 and a 32 MiB 16-way last level,
+# the sizes of this machine's (AMD EPYC) L1d and L3, so that the counts are
+# the same on every machine.
+cachesim=(--cache-sim=yes --I1=32768,8,64 --D1=32768,8,64
+	  --LL=33554432,16,64)
+ops=$((1 << 19))
+warmup=$((1 << 18))
+
+misses() {
+	local sizes=("$@") n pids=() rc=0
+
+	[ ${#sizes[@]} -gt 0 ] || sizes=(1000000 4000000)
+	command -v valgrind >/dev/null ||
+		{ echo 'bench: valgrind is not installed (make toolchain installs it)' >&2; exit 1; }
+	rm -f "$dir"/callgrind.*
+	# One callgrind per size, side by side: each is one thread.
+	for n in "${sizes[@]}"; do
+		valgrind --tool=callgrind --instr-atstart=no --collect-atstart=no \
+			"${cachesim[@]}" --callgrind-out-file="$dir/callgrind.$n" \
+			"$dir/rosebush-bench" misses="$n" ops=$ops warmup=$warmup \
+			>"$dir/misses-$n.log" 2>&1 &
+		pids+=($!)
+	done
+	for n in "${!pids[@]}"; do
+		wait "${pids[$n]}" || { rc=$?; cat "$dir/misses-${sizes[$n]}.log" >&2; }
+	done
+	[ "$rc" = 0 ] || { echo "bench: callgrind failed" >&2; exit 1; }
+	python3 "$top/tests/bench/misses.py" "$ops" "$dir" "${sizes[@]}" |
+		tee "$dir/misses.txt"
+}
+
+build
+if [ "${1:-}" = misses ]; then
+	shift
+	misses "$@"
+else
+	timings "$@"
 fi
-gnuplot -e "csv='$dir/bench.csv'; png='$dir/bench.png'" \
-	"$top/tests/bench/rosebush-bench.gp"
-echo "bench: lookup ns/op against entries plotted in $dir/bench.png"

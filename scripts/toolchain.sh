@@ -31,8 +31,8 @@ PACKAGES=(
 	# the userspace rosebush tests (tools/testing/radix-tree), with clang's
 	# sanitizer runtimes
 	liburcu-dev libclang-rt-19-dev
-	# make bench's plot
-	gnuplot-nox
+	# make bench's plot, and make bench-misses's cache simulator
+	gnuplot-nox valgrind
 )
 
 print_versions() {

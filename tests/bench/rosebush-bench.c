@@ -42,10 +42,11 @@
  * misses are counted, and any wrong result, failed insert or failed
  * removal makes the program exit with status 1.
  *
- * What the harness changes, against the kernel: spinlocks are pthread
- * mutexes (40 bytes, so a rosebush bucket holds fewer entries), kmalloc()
- * is malloc() or posix_memalign(), kvfree_rcu_mightsleep() is
- * synchronize_rcu() then kvfree(), and RCU is liburcu's.
+ * What the harness changes, against the kernel: kmalloc() is malloc() or
+ * posix_memalign(), kvfree_rcu_mightsleep() is synchronize_rcu() then
+ * kvfree(), and RCU is liburcu's.  Spinlocks are 4 bytes, as the kernel's
+ * without lock debugging (bench-spinlock.h), not the harness's 40-byte
+ * pthread mutexes, so a rosebush bucket has the kernel's layout.
  *
  * Usage: ./rosebush-bench [-l] [repeats=R] [ops=N] [max=N] [seed=N]
  *			   [csv=FILE]
@@ -55,6 +56,14 @@
  *	max=N		skip the sizes above N entries
  *	seed=N		seed of the keys and operations (default 1)
  *	csv=FILE	also write every result to FILE as CSV
+ *
+ * or, under callgrind (scripts/bench.sh misses):
+ *	   ./rosebush-bench misses=N [ops=N] [warmup=N] [seed=N]
+ *	fill every structure with the same N objects, then, for each
+ *	structure in turn, look up stored keys uniformly at random, then keys
+ *	that are not stored: each time @warmup lookups with the counters off,
+ *	then @ops lookups counted, dumped as "<structure> <workload>"; see
+ *	bench_cache_misses().
  */
 #include "rosebush-harness.h"
 #include "bench-kernel.h"
@@ -62,6 +71,8 @@
 #include "lib/rhashtable.c"
 #include <linux/rculist_bl.h>
 #include <urcu/rculfhash.h>
+
+#include <valgrind/callgrind.h>
 
 #include <malloc.h>
 #include <math.h>
@@ -90,11 +101,15 @@ static struct {
 	unsigned long max;
 	u64 seed;
 	const char *csv;
+	/* Misses mode: this many entries; lookups not counted first */
+	unsigned long misses;
+	unsigned long warmup;
 } opt = {
 	.repeats = 3,
 	.ops = 1UL << 20,
 	.max = BENCH_DEFAULT_MAX,
 	.seed = 1,
+	.warmup = 1UL << 18,
 };
 
 /* 48 bytes, padded to a cache line */
@@ -1107,13 +1122,89 @@ static void bench_write_csv(unsigned int nr_sizes)
 		bench_die("cannot write %s\n", opt.csv);
 }
 
+/* ---- cache misses, under callgrind ---- */
+
+/* Look up @nr operations from @ops on this thread; die on a wrong result. */
+static void bench_lookups(const struct bench_table *tbl,
+			  const struct bench_op *ops, unsigned long nr,
+			  enum bench_workload w)
+{
+	struct bench_thread t = {
+		.kind = RUN_LOOKUP,
+		.ops = ops,
+		.nr_ops = nr,
+	};
+
+	tbl->run(&t);
+	if (t.wrong || (w != BENCH_NEGATIVE && t.misses))
+		bench_die("%s, %s: %lu wrong results, %lu misses\n", tbl->name,
+			  bench_workload_names[w], t.wrong, t.misses);
+}
+
+/*
+ * Every structure holds the same opt.misses objects at once.  For each
+ * structure and lookup workload, callgrind simulates the caches through
+ * opt.warmup lookups without counting, so that what stays cached between
+ * lookups (a table's top levels, popular buckets) is cached, then counts
+ * the next opt.ops lookups and dumps the counts, under the name
+ * "<structure> <workload>", for scripts/bench.sh to divide by opt.ops.
+ * The simulation runs from the first warm-up on, and never during the
+ * fills, which it would slow down a hundredfold.
+ */
+static void bench_cache_misses(void)
+{
+	static const enum bench_workload workloads[] = {
+		BENCH_UNIFORM, BENCH_NEGATIVE,
+	};
+	unsigned long n = opt.misses, total = opt.warmup + opt.ops;
+	unsigned int i, k;
+	char name[64];
+
+	if (!RUNNING_ON_VALGRIND)
+		bench_die("misses=N runs under callgrind: see scripts/bench.sh\n");
+	printf("# rosebush-bench: misses=%lu ops=%lu warmup=%lu seed=%llu\n", n,
+	       opt.ops, opt.warmup, (unsigned long long)opt.seed);
+	opt.ops = total;
+	bench_objs_grow(n);
+	bench_ops_make(n);
+	for (i = 0; i < BENCH_NR_TABLES; i++) {
+		bench_tables[i].create(n);
+		bench_fill_drain(&bench_tables[i], RUN_FILL, n);
+	}
+
+	CALLGRIND_START_INSTRUMENTATION;
+	for (i = 0; i < BENCH_NR_TABLES; i++) {
+		for (k = 0; k < ARRAY_SIZE(workloads); k++) {
+			const struct bench_op *ops = bench_ops[workloads[k]];
+
+			bench_lookups(&bench_tables[i], ops, opt.warmup,
+				      workloads[k]);
+			CALLGRIND_TOGGLE_COLLECT;
+			bench_lookups(&bench_tables[i], ops + opt.warmup,
+				      total - opt.warmup, workloads[k]);
+			CALLGRIND_TOGGLE_COLLECT;
+			snprintf(name, sizeof(name), "%s %s",
+				 bench_tables[i].name,
+				 bench_workload_names[workloads[k]]);
+			CALLGRIND_DUMP_STATS_AT(name);
+		}
+	}
+	CALLGRIND_STOP_INSTRUMENTATION;
+
+	for (i = 0; i < BENCH_NR_TABLES; i++) {
+		bench_fill_drain(&bench_tables[i], RUN_DRAIN, n);
+		bench_tables[i].destroy();
+	}
+}
+
 /* ---- main ---- */
 
 static void __noreturn bench_usage(const char *prog)
 {
 	fprintf(stderr,
-		"usage: %s [-l] [repeats=R] [ops=N] [max=N] [seed=N] [csv=FILE]\n",
-		prog);
+		"usage: %s [-l] [repeats=R] [ops=N] [max=N] [seed=N] [csv=FILE]\n"
+		"       %s misses=N [ops=N] [warmup=N] [seed=N]   (under callgrind)\n",
+		prog, prog);
 	exit(2);
 }
 
@@ -1148,25 +1239,21 @@ static void parse_args(int argc, char **argv)
 			opt.max = val;
 		else if (!strcmp(argv[i], "seed"))
 			opt.seed = val;
+		else if (!strcmp(argv[i], "misses") && val)
+			opt.misses = val;
+		else if (!strcmp(argv[i], "warmup"))
+			opt.warmup = val;
 		else
 			bench_usage(argv[0]);
 	}
 }
 
-int main(int argc, char **argv)
+/* Every size up to opt.max, opt.repeats times: print the tables */
+static void bench_timings(void)
 {
-	struct timespec t0, t1, t2;
 	unsigned int size, nr_sizes = 0, rep, i;
-	unsigned long n, k;
-
-	parse_args(argc, argv);
-	if (rbh_harness_check_rcu())
-		return 2;
-	/* As in the kernel, GFP_NOWAIT and GFP_ATOMIC allocations succeed. */
-	kmalloc_nowait_fails = 0;
-	srandom(opt.seed);
-	rcu_register_thread();
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	struct timespec t1, t2;
+	unsigned long n;
 
 	printf("# rosebush-bench: repeats=%u ops=%lu seed=%llu; %zu-byte objects, hash_64(key, 32)\n",
 	       opt.repeats, opt.ops, (unsigned long long)opt.seed,
@@ -1195,6 +1282,27 @@ int main(int argc, char **argv)
 	bench_print_occupancy(nr_sizes);
 	if (opt.csv)
 		bench_write_csv(nr_sizes);
+}
+
+int main(int argc, char **argv)
+{
+	struct timespec t0, t2;
+	unsigned long k;
+	unsigned int i;
+
+	parse_args(argc, argv);
+	if (rbh_harness_check_rcu())
+		return 2;
+	/* As in the kernel, GFP_NOWAIT and GFP_ATOMIC allocations succeed. */
+	kmalloc_nowait_fails = 0;
+	srandom(opt.seed);
+	rcu_register_thread();
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+
+	if (opt.misses)
+		bench_cache_misses();
+	else
+		bench_timings();
 
 	for (k = 0; k < bench_nr_objs; k++)
 		free(bench_objs[k]);

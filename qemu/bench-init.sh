@@ -1,0 +1,18 @@
+#!/bin/busybox sh
+# shellcheck shell=dash
+# SPDX-License-Identifier: GPL-2.0
+#
+# /init of the initramfs that scripts/qemu-bench.sh boots: load
+# rosebush_kbench.ko with the parameters given on the kernel command line
+# as "kbench.NAME=VALUE" (kbench.mode=contention, kbench.sizes=1000,10000),
+# say how insmod ended, and reboot (QEMU runs with -no-reboot, so it
+# exits).  The module prints its results to the kernel log, which goes to
+# the serial console as it is printed.
+/bin/busybox mount -t proc proc /proc
+/bin/busybox mount -t sysfs sysfs /sys
+args=$(/bin/busybox tr ' ' '\n' </proc/cmdline | /bin/busybox sed -n 's/^kbench\.//p')
+echo "kbench: insmod rosebush_kbench.ko" $args
+# shellcheck disable=SC2086
+/bin/busybox insmod /rosebush_kbench.ko $args
+echo "kbench: insmod exit status $?"
+/bin/busybox reboot -f
