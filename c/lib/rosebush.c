@@ -78,9 +78,11 @@ static_assert(RBH_ENTRIES >= 8 && RBH_ENTRIES <= RBH_MAX_ENTRIES);
  * The halves of a contention split start with this count, so that they
  * do not merge again at the next removal: each merge that would join
  * them lowers both counts by one instead, while contended insertions
- * raise them (see rbh_merge_locked()).
+ * raise them (see rbh_merge_contended()).  A merge that brings the
+ * contention back costs RBH_CONTENTION_SPLIT contended insertions and a
+ * split, so it should take many more removals than that.
  */
-#define RBH_CONTENTION_HOLD	(RBH_CONTENTION_SPLIT / 2)
+#define RBH_CONTENTION_HOLD	128
 /*
  * The table may double only while it has at most this many slots per
  * bucket.  Keys chosen to defeat splitting then go to overflow chains

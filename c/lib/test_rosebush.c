@@ -2707,8 +2707,9 @@ static void rbh_test_contend(struct kunit *test, struct rbh_test_contender *c,
 	KUNIT_ASSERT_EQ(test, c->err, 0);
 }
 
-/* RBH_CONTENTION_SPLIT in lib/rosebush.c */
+/* RBH_CONTENTION_SPLIT and RBH_CONTENTION_HOLD in lib/rosebush.c */
 #define RBH_TEST_CONTENTION_SPLIT	16
+#define RBH_TEST_CONTENTION_HOLD	128
 /* Rounds in which the contender may fail to find the lock taken */
 #define RBH_TEST_CONTEND_ROUNDS		(20 * RBH_TEST_CONTENTION_SPLIT)
 
@@ -2757,7 +2758,7 @@ static void rbh_contention_split_holds(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st->buckets, 3UL);
 
 	/* Removals without contention: the halves merge again */
-	for (round = 0; round < RBH_TEST_CONTENTION_SPLIT && !st->merges;
+	for (round = 0; round <= 2 * RBH_TEST_CONTENTION_HOLD && !st->merges;
 	     round++) {
 		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, c->hash, c->p), 0);
 		KUNIT_ASSERT_EQ(test, rbh_remove(rbh, c->hash, c->p), 0);
