@@ -46,17 +46,7 @@ if grep -q 'warning:' "$out/$name-build.log"; then
 	exit 1
 fi
 
-cat >"$out/initramfs-$name.list" <<LIST
-dir /dev 0755 0 0
-nod /dev/console 0600 0 0 c 5 1
-dir /proc 0755 0 0
-dir /sys 0755 0 0
-dir /bin 0755 0 0
-file /bin/busybox $(command -v busybox) 0755 0 0
-file /init $top/qemu/bench-init.sh 0755 0 0
-file /rosebush_kbench.ko $ko 0644 0 0
-LIST
-"$build/usr/gen_init_cpio" "$out/initramfs-$name.list" >"$out/initramfs-$name.cpio"
+"$top/scripts/initramfs.sh" "$build" "$out/initramfs-$name.cpio" "$top/qemu/bench-init.sh" "$ko"
 
 rc=0
 for mode in "${modes[@]}"; do

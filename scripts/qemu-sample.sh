@@ -20,17 +20,7 @@ for f in "$build/arch/x86/boot/bzImage" "$ko" "$build/usr/gen_init_cpio"; do
 	[ -e "$f" ] || { echo "qemu-sample: no $f: run make qemu-kunit" >&2; exit 1; }
 done
 mkdir -p "$out"
-cat >"$out/initramfs.list" <<LIST
-dir /dev 0755 0 0
-nod /dev/console 0600 0 0 c 5 1
-dir /proc 0755 0 0
-dir /sys 0755 0 0
-dir /bin 0755 0 0
-file /bin/busybox $(command -v busybox) 0755 0 0
-file /init $top/qemu/sample-init.sh 0755 0 0
-file /rust_rosebush.ko $ko 0644 0 0
-LIST
-"$build/usr/gen_init_cpio" "$out/initramfs.list" >"$out/initramfs.cpio"
+"$top/scripts/initramfs.sh" "$build" "$out/initramfs.cpio" "$top/qemu/sample-init.sh" "$ko"
 
 log=$out/console.log
 echo "qemu-sample: booting with rust_rosebush.ko entries=$entries (log: $log)"

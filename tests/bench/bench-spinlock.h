@@ -14,8 +14,8 @@
  * contention is not what this benchmark measures).
  *
  * It replaces tools/include/linux/spinlock.h, by defining that header's
- * include guard, and lockdep_assert_held(), which the harness implements
- * with the mutex's owner, as the kernel without CONFIG_LOCKDEP does.
+ * include guard, and makes lockdep_assert_held() a no-op, as it is in a
+ * kernel without CONFIG_LOCKDEP (the harness checks the mutex's owner).
  */
 #ifndef _BENCH_SPINLOCK_H
 #define _BENCH_SPINLOCK_H
