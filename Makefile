@@ -74,7 +74,8 @@ help:
 	@echo '  clean          remove build outputs (kernel build directories)'
 	@echo '  distclean      remove the whole cache: build root, tree, builds, ccache'
 	@echo 'Variables: ROSEBUSH_CACHE=DIR, ROSEBUSH_HOST_TOOLCHAIN=1 (use the host'"'"'s'
-	@echo '  Debian 13 toolchain), KUNIT_ARGS="rosebush.*" (extra kunit.py arguments),'
+	@echo '  Debian 13 toolchain), KUNIT_FILTER="rosebush.*" (a kunit.filter_glob),'
+	@echo '  KUNIT_KERNEL_ARGS="kcsan.skip_watch=500" (more kernel parameters),'
 	@echo '  FORCE=1 (let `make tree` discard work in the tree that is not exported)'
 
 toolchain:
@@ -141,8 +142,10 @@ qemu-bench-smoke: tree
 mutants: tree
 	@$(RB) tests/mutants/run.sh
 
-test-tools: toolchain-quiet
+# kunit_check_test.py uses the tree's KTAP parser (tools/testing/kunit).
+test-tools: tree
 	@python3 tests/logcheck_test.py
+	@$(RB) sh -c 'python3 tests/kunit_check_test.py "$$ROSEBUSH_WORK/linux"'
 	@python3 tests/sample_check_test.py
 	@$(RB) tests/series_test.sh
 

@@ -6,15 +6,22 @@
 # rosebush sample with entries=N, N from "sample_entries=N" on the kernel
 # command line, unload it, and reboot (QEMU runs with -no-reboot, so it
 # exits).  The kernel log goes to the serial console as it is printed.
+# This script's own lines go to /dev/kmsg, not to the console: a line
+# written to the console can be cut in two by a kernel message printed
+# meanwhile, a kernel log record cannot (the kernel runs with
+# printk.devkmsg=on, so none is rate-limited away).
 /bin/busybox mount -t proc proc /proc
 /bin/busybox mount -t sysfs sysfs /sys
+say() {
+	echo "sample: $*" >/dev/kmsg
+}
 entries=$(/bin/busybox sed -n 's/.*sample_entries=\([0-9]*\).*/\1/p' /proc/cmdline)
-echo "sample: insmod rust_rosebush.ko entries=$entries"
+say "insmod rust_rosebush.ko entries=$entries"
 /bin/busybox insmod /rust_rosebush.ko "entries=$entries"
-echo "sample: insmod exit status $?"
-/bin/busybox grep rust_rosebush /proc/modules
+say "insmod exit status $?"
+say "loaded: $(/bin/busybox grep rust_rosebush /proc/modules)"
 /bin/busybox rmmod rust_rosebush
-echo "sample: rmmod exit status $?"
-/bin/busybox grep -c rust_rosebush /proc/modules
-echo "sample: done"
+say "rmmod exit status $?"
+say "rust_rosebush in /proc/modules after rmmod: $(/bin/busybox grep -c rust_rosebush /proc/modules)"
+say "done"
 /bin/busybox reboot -f

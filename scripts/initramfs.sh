@@ -1,24 +1,32 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# initramfs.sh BUILD OUT INIT KO
+# initramfs.sh BUILD OUT INIT [KO]
 #
 # Write OUT (a cpio archive, with its list beside it as OUT.list) for the
 # kernel in BUILD: busybox-static as /bin/busybox, INIT as /init, and the
-# module KO at the root, made by the tree's own usr/gen_init_cpio.  Used by
-# qemu-sample.sh and qemu-bench.sh.
+# module KO, if given, at the root, made by the tree's own
+# usr/gen_init_cpio.  /dev holds the console, /dev/kmsg (an init's own
+# lines go there, so that they are whole kernel log records that no other
+# record can split) and /dev/ttyS1 (the second serial port, not a console:
+# qemu/kunit-init.sh copies the KUnit results to it).  Used by
+# qemu-kunit.sh, qemu-sample.sh and qemu-bench.sh.
 set -euo pipefail
 
-build=$1 out=$2 init=$3 ko=$4
+build=$1 out=$2 init=$3 ko=${4:-}
 
-cat >"$out.list" <<LIST
+{
+	cat <<LIST
 dir /dev 0755 0 0
 nod /dev/console 0600 0 0 c 5 1
+nod /dev/kmsg 0644 0 0 c 1 11
+nod /dev/ttyS1 0600 0 0 c 4 65
 dir /proc 0755 0 0
 dir /sys 0755 0 0
 dir /bin 0755 0 0
 file /bin/busybox $(command -v busybox) 0755 0 0
 file /init $init 0755 0 0
-file /$(basename "$ko") $ko 0644 0 0
 LIST
+	[ -z "$ko" ] || echo "file /$(basename "$ko") $ko 0644 0 0"
+} >"$out.list"
 "$build/usr/gen_init_cpio" "$out.list" >"$out"

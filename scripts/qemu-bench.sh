@@ -55,7 +55,7 @@ for mode in "${modes[@]}"; do
 	contention) smp=${KBENCH_CONTENTION_SMP:-8}; args=${KBENCH_CONTENTION_ARGS:-} ;;
 	*)	echo "qemu-bench: unknown mode $mode" >&2; exit 2 ;;
 	esac
-	cmdline="console=ttyS0 kunit.enable=0 panic=-1 kbench.mode=$mode"
+	cmdline="console=ttyS0 kunit.enable=0 panic=-1 printk.devkmsg=on kbench.mode=$mode"
 	for a in $args; do
 		cmdline="$cmdline kbench.$a"
 	done

@@ -28,7 +28,7 @@ rc=0
 timeout 900 qemu-system-x86_64 -nodefaults -m 1024 -smp 2 -accel tcg \
 	-bios qboot.rom -nographic -serial stdio -no-reboot \
 	-kernel "$build/arch/x86/boot/bzImage" -initrd "$out/initramfs.cpio" \
-	-append "console=ttyS0 kunit.enable=0 panic=-1 sample_entries=$entries" \
+	-append "console=ttyS0 kunit.enable=0 panic=-1 printk.devkmsg=on sample_entries=$entries" \
 	</dev/null >"$log" 2>&1 || rc=$?
 grep -E 'rust_rosebush|sample:' "$log" | sed 's/^/  /' || true
 [ "$rc" = 0 ] || echo "qemu-sample: QEMU exit status $rc" >&2

@@ -46,8 +46,8 @@ def check(lines, n, status):
 				break
 		else:
 			problems.append('missing (in order): %s' % want)
-	after_rmmod = [l.strip() for l in lines if l.strip() == '0']
-	if not after_rmmod:
+	if not any('sample: rust_rosebush in /proc/modules after rmmod: 0' in l
+		   for l in lines):
 		problems.append('rust_rosebush still in /proc/modules after rmmod')
 	for n_line, line in logcheck.splats(lines):
 		problems.append('line %d: kernel splat: %s' % (n_line, line.strip()))

@@ -41,7 +41,7 @@ cp "$top/tests/seed/test_rosebush_seed.c" lib/test_rosebush.c
 mkdir -p "$out"
 for c in $cases; do
 	echo "=== $c"
-	KUNIT_ARGS="rosebush_seed.$c" KUNIT_SUITES=rosebush_seed \
+	KUNIT_FILTER="rosebush_seed.$c" KUNIT_SUITES=rosebush_seed \
 		"$top/scripts/qemu-kunit.sh" kunit \
 		tests/kunit/base.config tests/kunit/rosebush.config \
 		tests/kunit/debug.config >/dev/null 2>&1 || true
