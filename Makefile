@@ -14,6 +14,10 @@ ROSEBUSH_HOST_TOOLCHAIN ?= 0
 export ROSEBUSH_CACHE ROSEBUSH_HOST_TOOLCHAIN
 
 RB := scripts/rb
+
+ifneq ($(KUNIT_ARGS),)
+$(error KUNIT_ARGS is gone: use KUNIT_FILTER='rosebush.*' (and KUNIT_SUITES=rosebush) or KUNIT_KERNEL_ARGS='...')
+endif
 WORK := $(ROSEBUSH_CACHE)/work
 
 # The KUnit configuration: fragments merged by kunit.py (tests/kunit/).

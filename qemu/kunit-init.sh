@@ -7,20 +7,21 @@
 # kunit_run_all_tests() before it starts /init.  Copy every suite's
 # /sys/kernel/debug/kunit/SUITE/results to the second serial port, ttyS1,
 # which is not a console: QEMU writes it to a file that holds KUnit's own
-# output and nothing else, whatever the kernel printed meanwhile.  A last
-# line gives the number of suites copied, so that a cut-off copy is seen
-# as one.  Closing ttyS1 waits until the port has sent everything; then
-# reboot (QEMU runs with -no-reboot, so it exits).
+# output and nothing else, whatever the kernel printed meanwhile.  A first
+# line marks the start, and a last one gives the number of suites copied,
+# so that a copy cut short is seen as one.  Closing ttyS1 waits until the
+# port has sent everything; then reboot (QEMU runs with -no-reboot, so it
+# exits).
 /bin/busybox mount -t proc proc /proc
 /bin/busybox mount -t sysfs sysfs /sys
 /bin/busybox mount -t debugfs debugfs /sys/kernel/debug
 /bin/busybox stty -F /dev/ttyS1 raw -echo
 n=0
 {
+	echo "# kunit-init: results"
 	for r in /sys/kernel/debug/kunit/*/results; do
 		[ -e "$r" ] || continue
-		/bin/busybox cat "$r"
-		n=$((n + 1))
+		/bin/busybox cat "$r" && n=$((n + 1))
 	done
 	echo "# kunit-init: end of results, $n suites"
 } >/dev/ttyS1

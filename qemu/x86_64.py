@@ -2,6 +2,9 @@
 #
 # kunit.py --qemu_config for rosebush: the kernel's own x86_64 parameters
 # (tools/testing/kunit/qemu_configs/x86_64.py) plus two vCPUs and TCG.
+# `kunit.py build` takes its kconfig (the serial console); the boot is
+# scripts/qemu-kunit.sh's, which runs QEMU itself with these parameters
+# (kept the same there) and an initramfs: change both together.
 #
 # TCG on purpose: on this project's machines /dev/kvm is a nested software
 # hypervisor on which a KVM guest hangs after decompression.  TCG boots a

@@ -50,15 +50,20 @@ opts=(--arch=x86_64 --qemu_config="$top/qemu/x86_64.py"
       --make_options CLIPPY=1 "${configs[@]}")
 out=$build/kunit-output.log
 rc=0
+rm -f "$build/test.log" "$build/results-raw.ktap"
 PYTHONUNBUFFERED=1 python3 tools/testing/kunit/kunit.py build "${opts[@]}" |
 	tee "$out" || rc=$?
+if [ "$rc" != 0 ]; then
+	echo "$name: the build failed" >&2
+	exit $rc
+fi
 # A compiler or clippy warning in the series' own files fails the run.
 if grep -E -B3 -A12 'lib/(test_)?rosebush\.c:[0-9]+:[0-9]+: warning|--> .*(rust/kernel/rosebush|rust/kernel/sync/rcu|samples/rust/rust_rosebush|rust/doctests_kernel_generated)\.rs' "$out" |
 	grep -q 'warning'; then
 	echo "$name: the build warned about the series' files (see above)" >&2
 	rc=1
 fi
-if [ -n "${KUNIT_BUILD_ONLY:-}" ] || [ "$rc" != 0 ]; then
+if [ -n "${KUNIT_BUILD_ONLY:-}" ]; then
 	exit $rc
 fi
 
@@ -67,14 +72,16 @@ cmdline="console=ttyS0 panic=-1 printk.devkmsg=on kunit.enable=1"
 if [ -n "${KUNIT_FILTER:-}" ]; then
 	cmdline="$cmdline kunit.filter_glob=$KUNIT_FILTER"
 fi
-cmdline="$cmdline ${KUNIT_KERNEL_ARGS:-}"
-rm -f "$build/test.log" "$build/results-raw.ktap"
+if [ -n "${KUNIT_KERNEL_ARGS:-}" ]; then
+	cmdline="$cmdline $KUNIT_KERNEL_ARGS"
+fi
 echo
 echo "$name: booting with: $cmdline"
 echo "$name: console: $build/test.log; KUnit results: $build/results-raw.ktap"
 start=$(date +%s)
 qrc=0
-# The parameters of kunit.py's own run (qemu/x86_64.py), plus ttyS1.
+# kunit.py's own QEMU parameters (kunit_kernel.py) and qemu/x86_64.py's
+# (two vCPUs, TCG), plus the initramfs and ttyS1.
 timeout 900 qemu-system-x86_64 -nodefaults -m 1024 -smp 2 -accel tcg \
 	-bios qboot.rom -nographic -no-reboot \
 	-serial stdio -serial "file:$build/results-raw.ktap" \
@@ -88,4 +95,8 @@ echo
 # shellcheck disable=SC2086
 python3 "$top/tests/kunit_check.py" --results "$build/results-raw.ktap" \
 	"$linux" "$build/test.log" ${KUNIT_SUITES:-} || rc=1
+if [ "$rc" != 0 ]; then
+	echo "$name: the end of the console ($build/test.log):"
+	tail -n 40 "$build/test.log" | sed 's/^/  /'
+fi
 exit $rc

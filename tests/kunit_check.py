@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Judge a KUnit run from the raw kernel log, not from kunit.py's summary.
+"""Judge a KUnit run: its results, and every line of the kernel's console.
 
     kunit_check.py [--quiet] [--results RESULTS] LINUX_TREE CONSOLE_LOG SUITE...
 
@@ -17,14 +17,18 @@ With --results, the KTAP comes from RESULTS: what qemu/kunit-init.sh
 copied from /sys/kernel/debug/kunit/*/results to a serial port that is
 not a console.  Each suite's results file holds only what KUnit logged
 for that suite, so no other kernel message can be among its lines.  The
-copy ends with "# kunit-init: end of results, N suites"; a copy without
-that line, or with another count, fails the run (the kernel never reached
-/init, or the copy was cut off); the report and its counts then come from
-the console, to show which test was running when the kernel stopped.
+copy starts with "# kunit-init: results" and ends with "# kunit-init: end
+of results, N suites"; a copy without them, or with another count, fails
+the run (the kernel never reached /init, or the copy was cut off); the
+report and its counts then come from the console, to show which test was
+running when the kernel stopped.  The suites' own results lines on the
+console ("ok N NAME" at column 0, whole log records) are checked against
+the copy too: a suite that ran without a results file (debugfs could not
+make one) or failed fails the run.
 
 Without --results, the KTAP comes from CONSOLE_LOG, where other kernel
 messages are interleaved with KUnit's at record granularity (see
-ktap_from_console()).
+ktap_from_console(): a best effort, not a guarantee).
 """
 
 import io
@@ -35,25 +39,32 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import logcheck  # noqa: E402
 
+START_OF_RESULTS = '# kunit-init: results'
 END_OF_RESULTS = re.compile(r'^# kunit-init: end of results, ([0-9]+) suites$')
+# A suite's result, at the top level: a whole log record on the console
+SUITE_RESULT = re.compile(r'^(ok|not ok) [0-9]+ (\S+)$')
+KUNIT_INDENT = '    '
+
 
 
 def ktap_from_console(parser, lines):
-	"""The KTAP lines of a console log, with other kernel messages left out.
+	"""The KTAP lines of a console log, other kernel messages left out.
 
-	A kernel log record is printed whole, so another subsystem's message
-	can sit between two of KUnit's lines but never inside one.  KUnit
-	indents everything it prints below the top level (by four spaces a
-	level), and at the top level, column 0, it prints nothing but KTAP
-	lines: version lines, plans, results and "#" diagnostics.  A message
-	printed with pr_*() starts at column 0 with its own prefix
-	("tsc: ...", "clocksource: ..."), so this keeps every indented line
-	and every column-0 line that is KTAP, and leaves out the rest.  That
-	follows from the format KUnit prints, not from any one message: the
-	only lines that could still mislead the parser are column-0 lines
-	that are KTAP themselves.  Lines are taken from the first KTAP
-	version line on, with the kernel parser's own prefix rule (the text
-	before "KTAP version" is cut from every line, as for timestamps).
+	A best effort, for when there are no results from debugfs (the kernel
+	died first): what the report then shows, not what the verdict rests
+	on.  A kernel log record is printed whole, so another subsystem's
+	message can sit between two of KUnit's lines but never inside one.
+	KUnit indents everything it prints below the top level by four
+	spaces a level, and at the top level, column 0, it prints nothing but
+	KTAP: version lines, plans, results and "#" diagnostics.  So this
+	keeps the lines indented by four spaces or more and the column-0
+	lines that are KTAP, and leaves out the rest: pr_*() messages, which
+	start at column 0 with their own prefix ("tsc: ..."), and most of a
+	stack trace or lockdep report, indented by one or two.  A foreign
+	line indented by four or more, or one that is KTAP itself, can still
+	mislead the parser.  Lines are taken from the first KTAP version
+	line on, with the kernel parser's own prefix rule (the text before
+	"KTAP version" is cut from every line, as for timestamps).
 	"""
 	column0 = (parser.KTAP_START, parser.TAP_START, parser.TEST_PLAN,
 		   parser.TEST_RESULT, parser.EXECUTOR_ERROR,
@@ -70,9 +81,30 @@ def ktap_from_console(parser, lines):
 				continue
 			prefix = m.start()
 		line = line[prefix:]
-		if line[:1].isspace() or any(r.match(line) for r in column0):
+		if line.startswith(KUNIT_INDENT) or any(r.match(line) for r in column0):
 			out.append(line + '\n')
 	return out
+
+
+def console_suites(lines):
+	"""{name: ok} of the suites' own results on the console.
+
+	Each is a whole log record at column 0 (kunit_print_suite_end()), so
+	no interleaving can hide one; the prefix rule is ktap_from_console()'s.
+	"""
+	suites = {}
+	prefix = None
+	for line in lines:
+		line = line.rstrip('\r\n')
+		if prefix is None:
+			m = re.search(r'K?TAP version [0-9]+$', line)
+			if m:
+				prefix = m.start()
+			continue
+		m = SUITE_RESULT.match(line[prefix:])
+		if m:
+			suites[m.group(2)] = m.group(1) == 'ok'
+	return suites
 
 
 def split_results(lines):
@@ -83,11 +115,15 @@ def split_results(lines):
 	"1..1", the suite, "ok 1 NAME").
 	"""
 	suites, problems = [], []
-	ended = None
+	started, ended = False, None
 	for line in lines:
 		line = line.rstrip('\r\n')
 		m = END_OF_RESULTS.match(line)
-		if m:
+		if line == START_OF_RESULTS:
+			started = True
+		elif not started:
+			continue
+		elif m:
 			ended = int(m.group(1))
 		elif line.startswith('KTAP version'):
 			suites.append([line])
@@ -95,7 +131,10 @@ def split_results(lines):
 			problems.append('results: a line before any suite: %r' % line)
 		elif suites:
 			suites[-1].append(line)
-	if ended is None:
+	if not started:
+		problems.append('results: no "%s" line: the kernel did not reach /init'
+				% START_OF_RESULTS)
+	elif ended is None:
 		problems.append('results: no "# kunit-init: end of results" line: '
 				'the kernel did not reach /init, or the copy was cut off')
 	elif ended != len(suites):
@@ -123,15 +162,21 @@ def judge(linux, console, wanted, results=None, out=sys.stdout, quiet=False):
 	import kunit_parser
 	import kunit_printer
 
+	problems = []
+
 	def parse(ktap):
 		# The parser prints as it goes: the kunit.py report.
 		kunit_parser.stdout = kunit_printer.Printer(io.StringIO() if quiet else out)
-		return kunit_parser.parse_run_tests(ktap)
+		try:
+			return kunit_parser.parse_run_tests(ktap)
+		except Exception as e:  # the parser's own errors: a failed run
+			problems.append('the KTAP parser failed: %r' % e)
+			return kunit_parser.parse_run_tests([])
 
-	problems = []
 	if results is not None:
-		suites, problems = split_results(results)
-		if problems:
+		suites, copy_problems = split_results(results)
+		problems.extend(copy_problems)
+		if copy_problems:
 			# The counts are the console's then: they show where the
 			# kernel stopped.
 			print('The KUnit results are incomplete; the console shows:', file=out)
@@ -158,6 +203,12 @@ def judge(linux, console, wanted, results=None, out=sys.stdout, quiet=False):
 			problems.append('suite %s passed no test' % name)
 	if root.status not in ok_states:
 		problems.append('run: %s' % root.status.name)
+	if results is not None:
+		for name, ok in console_suites(console).items():
+			if name not in suites:
+				problems.append('suite %s ran (console) but is not in the results' % name)
+			if not ok:
+				problems.append('suite %s: not ok on the console' % name)
 	for n, line in logcheck.splats(console):
 		problems.append('console:%d: kernel splat: %s' % (n, line.strip()))
 
@@ -177,11 +228,12 @@ def main(argv):
 		if args[0] == '--quiet':
 			quiet = True
 			args = args[1:]
-		elif args[0] == '--results' and len(args) > 1:
+		elif args[0] == '--results' and len(args) > 2:
 			results_path = args[1]
 			args = args[2:]
 		else:
-			break
+			print(__doc__, file=sys.stderr)
+			return 2
 	if len(args) < 2:
 		print(__doc__, file=sys.stderr)
 		return 2

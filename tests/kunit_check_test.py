@@ -66,6 +66,14 @@ def main(argv):
 			for l in d]
 
 	splat = ['WARNING: CPU: 1 PID: 1 at lib/rosebush.c:100 rbh_foo+0x1/0x2\n']
+
+	# A line inside the nested header of the parameterised case
+	def in_header(lines, line):
+		i = next(n for n, l in enumerate(lines)
+			 if l.strip() == '# Subtest: rbh_insert_iterate_remove')
+		return lines[:i] + [line] + lines[i:]
+
+	crlf = [l.rstrip('\n') + '\r\n' for l in results]
 	# (name, console, results or None, passes, passed, crashed[, suites]):
 	# passed and crashed are the counts the report must give; suites, those
 	# that must run (default: SUITES).
@@ -91,6 +99,18 @@ def main(argv):
 		('results: a suite left out of the copy', console,
 		 without_suite(results, 'rust_doctests_kernel'), False, 187, 0, ['rosebush']),
 		('results: a splat on the console', console + splat, results, False, 187, 0),
+		('results: CRLF line ends (stty failed)', console, crlf, True, 187, 0),
+		('results: a suite not ok on the console', swap(console, 'ok 2 rosebush',
+		 'not ok 2 rosebush'), results, False, 187, 0),
+		('results: a suite on the console, not in the copy', console,
+		 swap(without_suite(results, 'rust_doctests_kernel'), 'results, 2 suites',
+		      'results, 1 suites'), False, 60, 0, ['rosebush']),
+		('results: no start marker', console, drop(results, '# kunit-init: results'),
+		 False, 187, 0),
+		('console: a stack-trace line inside a KTAP header',
+		 in_header(console, ' <TASK>\n'), None, True, 187, 0),
+		('console: an indented line the parser chokes on',
+		 in_header(console, '    lock(&rbh->lock);\n'), None, False, None, None),
 	]
 	passed = failed = 0
 	for name, con, res, ok, want_passed, want_crashed, *wanted in cases:
