@@ -9,8 +9,8 @@ tests/kunit_check/ holds, from real runs of `make qemu-kunit` and
   - kcsan-console-line-inside-ktap-header.log: a KCSAN boot whose
     clocksource messages fell between a nested "KTAP version 1" and its
     "# Subtest:" (the CI failure of issue 12);
-  - kunit-console.log and kunit-results.ktap: a clean KASAN/lockdep run,
-    its console and what qemu/kunit-init.sh copied to ttyS1;
+  - kunit-console.log and kunit-results.ktap: a clean KASAN/lockdep run
+    (188 tests), its console and what qemu/kunit-init.sh copied to ttyS1;
   - kunit-killed-console.log: the console of a run that was killed while
     the rosebush suite ran (timeout 60 s), so that its seventh case never
     ended and /init never ran: 156 tests passed, and the case that was
@@ -79,36 +79,36 @@ def main(argv):
 	# that must run (default: SUITES).
 	cases = [
 		('console: a message inside a KTAP header', interleaved, None, True, 187, 0),
-		('console: a clean run', console, None, True, 187, 0),
+		('console: a clean run', console, None, True, 188, 0),
 		('console: killed mid-suite', killed, None, False, 156, 16),
 		('console: a test failed', swap(console, '    ok 3 ', '    not ok 3 '), None,
-		 False, 186, 0),
-		('console: a splat', console + splat, None, False, 187, 0),
-		('results: a clean run', console, results, True, 187, 0),
-		('results: the interleaved console', interleaved, results, True, 187, 0),
+		 False, 187, 0),
+		('console: a splat', console + splat, None, False, 188, 0),
+		('results: a clean run', console, results, True, 188, 0),
+		('results: the interleaved console', interleaved, results, True, 188, 0),
 		('results: killed mid-suite, nothing copied', killed, [], False, 156, 16),
 		('results: copy cut off', killed,
 		 drop(results, '# kunit-init: end of results'), False, 156, 16),
 		('results: a test failed', console, swap(results, '    ok 3 ', '    not ok 3 '),
-		 False, 186, 0),
+		 False, 187, 0),
 		('results: a suite missing', console,
 		 swap(without_suite(results, 'rust_doctests_kernel'), 'results, 2 suites',
-		      'results, 1 suites'), False, 60, 0),
+		      'results, 1 suites'), False, 61, 0),
 		# Only the suite count can tell: the suite left out is not one
 		# that must run.
 		('results: a suite left out of the copy', console,
-		 without_suite(results, 'rust_doctests_kernel'), False, 187, 0, ['rosebush']),
-		('results: a splat on the console', console + splat, results, False, 187, 0),
-		('results: CRLF line ends (stty failed)', console, crlf, True, 187, 0),
+		 without_suite(results, 'rust_doctests_kernel'), False, 188, 0, ['rosebush']),
+		('results: a splat on the console', console + splat, results, False, 188, 0),
+		('results: CRLF line ends (stty failed)', console, crlf, True, 188, 0),
 		('results: a suite not ok on the console', swap(console, 'ok 2 rosebush',
-		 'not ok 2 rosebush'), results, False, 187, 0),
+		 'not ok 2 rosebush'), results, False, 188, 0),
 		('results: a suite on the console, not in the copy', console,
 		 swap(without_suite(results, 'rust_doctests_kernel'), 'results, 2 suites',
-		      'results, 1 suites'), False, 60, 0, ['rosebush']),
+		      'results, 1 suites'), False, 61, 0, ['rosebush']),
 		('results: no start marker', console, drop(results, '# kunit-init: results'),
-		 False, 187, 0),
+		 False, 188, 0),
 		('console: a stack-trace line inside a KTAP header',
-		 in_header(console, ' <TASK>\n'), None, True, 187, 0),
+		 in_header(console, ' <TASK>\n'), None, True, 188, 0),
 		('console: an indented line the parser chokes on',
 		 in_header(console, '    lock(&rbh->lock);\n'), None, False, None, None),
 	]

@@ -59,6 +59,8 @@ struct rbh_bucket {
 
 static_assert(sizeof(struct rbh_bucket) <= RBH_BUCKET_SIZE);
 static_assert(RBH_ENTRIES >= 8 && RBH_ENTRIES <= RBH_MAX_ENTRIES);
+/* rbh_find_key() reads the keys as 64-bit words, the padding included */
+static_assert(offsetof(struct rbh_bucket, h) >= DIV_ROUND_UP(RBH_ENTRIES, 2) * 8);
 
 /* Bucket flags, written under the bucket lock */
 #define RBH_DEAD	1	/* Replaced by a split or a merge */
@@ -1369,6 +1371,82 @@ int rbh_use(struct rbh *rbh, u32 hash, void *p)
 }
 EXPORT_SYMBOL_GPL(rbh_use);
 
+#if BITS_PER_LONG == 64
+/* One bit at the bottom, and one at the top, of each 32-bit half */
+#define RBH_LANES_LOW	0x0000000100000001ULL
+#define RBH_LANES_HIGH	0x8000000080000000ULL
+
+/*
+ * The keys of entries 2j and 2j + 1, as a 64-bit word in which entry 2j's
+ * key is the low half whatever the byte order.  One 64-bit load reads
+ * both keys, each of them whole.
+ */
+static __always_inline u64 rbh_key_pair(const struct rbh_bucket *bucket,
+					unsigned int j)
+{
+	u64 w = READ_ONCE(((const u64 *)bucket->keys)[j]);
+
+	return IS_ENABLED(CONFIG_CPU_BIG_ENDIAN) ? w << 32 | w >> 32 : w;
+}
+
+/*
+ * rbh_find_key() - The first entry from @from on whose key is @key.
+ * @bucket: The bucket.
+ * @key: The key.
+ * @from: The first entry to look at.
+ *
+ * Compares two keys per load.  In x = pair ^ (key in both halves), a half
+ * is zero where its entry matches; (x - LOW) & ~x & HIGH sets the top bit
+ * of every half that is zero, and of no other half but the upper one when
+ * the lower is zero (the borrow).  So the lower half's bit is exact, and
+ * so is the upper half's when the lower one's is clear: the first entry
+ * it names matches.  A bucket with an odd number of entries has padding
+ * after the last key, never compared.
+ *
+ * Return: The entry, or RBH_ENTRIES if none from @from on holds @key.
+ */
+static __always_inline unsigned int rbh_find_key(const struct rbh_bucket *bucket,
+						 u32 key, unsigned int from)
+{
+	u64 keys = key * RBH_LANES_LOW;
+	unsigned int j;
+
+	/* Most lookups start at entry 0: a loop of constant length */
+	if (unlikely(from)) {
+		if ((from & 1) && from < RBH_ENTRIES) {
+			if (READ_ONCE(bucket->keys[from]) == key)
+				return from;
+			from++;
+		}
+	}
+	for (j = 0; j < RBH_ENTRIES / 2; j++) {
+		u64 x, zero;
+
+		if (unlikely(2 * j < from))
+			continue;
+		x = rbh_key_pair(bucket, j) ^ keys;
+		zero = (x - RBH_LANES_LOW) & ~x & RBH_LANES_HIGH;
+		if (zero)
+			return 2 * j + !(zero & (u32)RBH_LANES_HIGH);
+	}
+	if ((RBH_ENTRIES & 1) && from < RBH_ENTRIES &&
+	    READ_ONCE(bucket->keys[RBH_ENTRIES - 1]) == key)
+		return RBH_ENTRIES - 1;
+	return RBH_ENTRIES;
+}
+#else
+static __always_inline unsigned int rbh_find_key(const struct rbh_bucket *bucket,
+						 u32 key, unsigned int from)
+{
+	unsigned int i;
+
+	for (i = from; i < RBH_ENTRIES; i++)
+		if (READ_ONCE(bucket->keys[i]) == key)
+			break;
+	return i;
+}
+#endif
+
 /**
  * rbh_next() - Return the next pointer stored under the iterator's hash.
  * @rbhi: The iterator, from RBH_ITER().
@@ -1409,9 +1487,8 @@ void *rbh_next(struct rbh_iter *rbhi)
 		 * Compare in registers, and write the iterator only when
 		 * returning: a lookup that finds nothing compares every key.
 		 */
-		for (i = rbhi->index; i < RBH_ENTRIES; i++) {
-			if (READ_ONCE(bucket->keys[i]) != key)
-				continue;
+		for (i = rbhi->index;
+		     (i = rbh_find_key(bucket, key, i)) < RBH_ENTRIES; i++) {
 			/*
 			 * Read the pointer after its key.  Pairs with
 			 * smp_store_release() in rbh_set_entry().
@@ -1425,16 +1502,19 @@ void *rbh_next(struct rbh_iter *rbhi)
 		}
 		rbhi->index = RBH_ENTRIES;
 		if (!rbhi->in_chain) {
+			/*
+			 * Read the header after the keys.  A writer that moves
+			 * an entry from the primary bucket into its chain
+			 * (never back) writes the header (flags, chain_key,
+			 * chain) before it clears the key here, so a reader
+			 * that saw the key cleared sees a header that leads to
+			 * the entry.  Pairs with smp_wmb() in rbh_place() and
+			 * smp_store_release() in rbh_clear_entry().
+			 */
+			smp_rmb();
 			if (!rbh_chain_may_hold(bucket, rbhi->key))
 				goto done;
 			rbhi->in_chain = true;
-			/*
-			 * Entries move from the primary bucket into the
-			 * chain, never back.  Pairs with smp_wmb() in
-			 * rbh_place() and smp_store_release() in
-			 * rbh_clear_entry().
-			 */
-			smp_rmb();
 		}
 		next = rcu_dereference(bucket->h.chain);
 		if (!next)

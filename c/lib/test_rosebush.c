@@ -857,6 +857,50 @@ static void rbh_same_pointer_many_times(struct kunit *test)
 }
 
 /*
+ * Keys one bit apart in neighbouring entries.  rbh_next() compares two
+ * keys per load, and its test for a match is exact in the lower key of a
+ * pair but not in the upper one when the lower matches: key ^ 1 looks
+ * like a match there.  Fill one bucket with pairs (k, k ^ 1), the even
+ * key first in half of them and the odd key first in the others, and
+ * check that each hash gives back its own pointer and no other.
+ */
+static void rbh_keys_one_bit_apart(struct kunit *test)
+{
+	struct rbh *rbh = rbh_test_new(test);
+	struct rbh_stats *st = rbh_test_stats_alloc(test);
+	unsigned int cap = rbh_test_capacity(test, rbh, st);
+	unsigned int i, n = cap & ~1U;
+	unsigned long total;
+	u32 keys[RBH_MAX_ENTRIES];
+
+	/* Top bit clear: all in the first bucket of the two-slot table */
+	for (i = 0; i < n; i++) {
+		u32 even = 0x1000 * (i / 2 + 1);
+
+		keys[i] = (i & 1) == ((i / 2) & 1) ? even : even ^ 1;
+		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_hash_of_key(keys[i]),
+						 rbh_test_ptr(i)), 0);
+	}
+	rbh_test_stats(test, rbh, st);
+	KUNIT_ASSERT_EQ(test, st->table_slots, 2UL);
+	KUNIT_ASSERT_EQ(test, st->occupancy[n], 1UL);
+
+	for (i = 0; i < n; i++) {
+		u32 hash = rbh_test_hash_of_key(keys[i]);
+
+		KUNIT_EXPECT_EQ_MSG(test, rbh_test_count(rbh, hash, rbh_test_ptr(i),
+							 &total), 1UL,
+				    "entry %u, key %#x", i, keys[i]);
+		KUNIT_EXPECT_EQ_MSG(test, total, 1UL, "entry %u, key %#x", i, keys[i]);
+	}
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_EQ(test, rbh_remove(rbh, rbh_test_hash_of_key(keys[i]),
+						 rbh_test_ptr(i)), 0);
+	KUNIT_EXPECT_TRUE(test, rbh_empty(rbh));
+	rbh_test_destroy(test, rbh);
+}
+
+/*
  * Flood one hash with cap_mul * capacity + nr entries, among eight
  * entries under other hashes: four whose keys share the flood's bucket at
  * every depth and four in the other half of the table.
@@ -2875,6 +2919,7 @@ static struct kunit_case rosebush_cases[] = {
 	KUNIT_CASE(rbh_next_skips_reservations),
 	KUNIT_CASE(rbh_iter_remove_while_locked),
 	KUNIT_CASE(rbh_same_pointer_many_times),
+	KUNIT_CASE(rbh_keys_one_bit_apart),
 	KUNIT_CASE_PARAM(rbh_insert_iterate_remove, rbh_test_sizes_gen_params),
 	KUNIT_CASE(rbh_equal_hash_flood),
 	KUNIT_CASE(rbh_chain_folds_back),

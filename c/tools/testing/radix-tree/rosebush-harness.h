@@ -8,7 +8,11 @@
  * section, and rbh_harness_leaks() reports memory still allocated.
  *
  * Include it once, first; define CONFIG_KUNIT before it to build the
- * KUnit hooks of lib/rosebush.c too.
+ * KUnit hooks of lib/rosebush.c too.  A benchmark defines
+ * RBH_HARNESS_PRODUCTION, which compiles might_sleep() and
+ * RCU_LOCKDEP_WARN() away, as a kernel without DEBUG_ATOMIC_SLEEP and
+ * PROVE_RCU does, and keeps the exported functions out of line, as
+ * calls through exported symbols are.
  */
 #ifndef _ROSEBUSH_HARNESS_H
 #define _ROSEBUSH_HARNESS_H
@@ -58,7 +62,11 @@ static inline bool rbh_harness_mutex_held(pthread_mutex_t *lock)
 #endif
 
 /* Sleeping in an RCU read-side critical section is a bug. */
+#ifdef RBH_HARNESS_PRODUCTION
+#define might_sleep()		do { } while (0)
+#else
 #define might_sleep()		WARN_ON_ONCE(rcu_read_ongoing())
+#endif
 
 #define module_init(x)
 #define module_exit(x)
@@ -103,6 +111,25 @@ static inline bool rbh_harness_mutex_held(pthread_mutex_t *lock)
 #define static_assert(expr, ...) __static_assert(expr, ##__VA_ARGS__, #expr)
 #ifndef __static_assert
 #define __static_assert(expr, msg, ...) _Static_assert(expr, msg)
+#endif
+
+#ifdef RBH_HARNESS_PRODUCTION
+#undef RCU_LOCKDEP_WARN
+#define RCU_LOCKDEP_WARN(c, s)	do { } while (0 && (c))
+/*
+ * Callers in the kernel reach these through exported symbols, which they
+ * cannot inline; neither may a benchmark that includes lib/rosebush.c.
+ * (The tools' noinline is empty.)
+ */
+#define rbh_harness_noinline	__attribute__((__noinline__))
+extern rbh_harness_noinline typeof(rbh_insert) rbh_insert;
+extern rbh_harness_noinline typeof(rbh_reserve) rbh_reserve;
+extern rbh_harness_noinline typeof(rbh_use) rbh_use;
+extern rbh_harness_noinline typeof(rbh_remove) rbh_remove;
+extern rbh_harness_noinline typeof(rbh_next) rbh_next;
+extern rbh_harness_noinline typeof(rbh_iter_lock) rbh_iter_lock;
+extern rbh_harness_noinline typeof(rbh_iter_remove) rbh_iter_remove;
+extern rbh_harness_noinline typeof(rbh_iter_unlock) rbh_iter_unlock;
 #endif
 
 #include "../../../lib/rosebush.c"
