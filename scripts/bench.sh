@@ -26,12 +26,15 @@ dir=$ROSEBUSH_WORK/build/userspace-bench
 gen=$ROSEBUSH_WORK/build/userspace-generated
 
 # What the tools/testing/radix-tree Makefile uses, minus its sanitizers,
-# optimised; the kernel's headers come last, for lib/rhashtable.c, and
-# tests/bench/include first, for the few that would pull in the kernel.
+# optimised, and with the harness's debugging checks (RCU_LOCKDEP_WARN(),
+# might_sleep()) compiled away as in a production kernel
+# (RBH_HARNESS_PRODUCTION); the kernel's headers come last, for
+# lib/rhashtable.c, and tests/bench/include first, for the few that would
+# pull in the kernel.
 cflags=(-I"$gen" -I"$tree/tools/testing/shared" -I"$rt"
 	-I"$tree/tools/include" -I"$tree/lib" -I"$top/tests/bench/include"
 	-iquote "$tree" -idirafter "$tree/include"
-	-g -O2 -DNDEBUG -Wall -D_LGPL_SOURCE)
+	-g -O2 -DNDEBUG -DRBH_HARNESS_PRODUCTION -Wall -D_LGPL_SOURCE)
 
 build() {
 	mkdir -p "$dir" "$gen/generated"
@@ -42,9 +45,10 @@ build() {
 	cp "$tree/tools/testing/shared/autoconf.h" "$gen/generated/autoconf.h"
 
 	echo "bench: building $dir/rosebush-bench"
-	# The kernel's 4-byte spinlock, not the harness's pthread mutex
+	# The kernel's 4-byte spinlock, not the harness's pthread mutex; the
+	# kernel's slab placement and huge pages, not glibc's malloc()
 	(cd "$dir" &&
-	 clang -c "${cflags[@]}" "$tree/tools/lib/slab.c" -o slab.o &&
+	 clang -c "${cflags[@]}" "$top/tests/bench/bench-slab.c" -o slab.o &&
 	 clang -c "${cflags[@]}" "$tree/tools/lib/vsprintf.c" -o vsprintf.o &&
 	 clang -c "${cflags[@]}" "$tree/tools/testing/shared/linux.c" -o linux.o &&
 	 clang "${cflags[@]}" -include "$top/tests/bench/bench-spinlock.h" \

@@ -5,8 +5,10 @@
 Reads the dumps that `rosebush-bench misses=SIZE` made under callgrind
 (DIR/callgrind.SIZE.N, one per structure and workload, each counting OPS
 lookups), and prints, per lookup: instructions, L1 data misses, and
-last-level data misses (reads and writes), with each peer's ratio of
-last-level misses to rosebush's.
+last-level data misses (reads and writes), each net of what the
+benchmark's own loop over its operations costs (the "op-stream" dumps: the
+same loop with a lookup that reads nothing), then the op stream's own
+counts, with each peer's ratio of net last-level misses to rosebush's.
 """
 import glob
 import re
@@ -14,6 +16,7 @@ import sys
 
 REFERENCE = "rosebush"
 ORDER = [REFERENCE, "rhashtable", "hlist_bl", "cds_lfht"]
+BASELINE = "op-stream"
 
 
 def read_dump(path):
@@ -37,13 +40,20 @@ def read_dump(path):
 def main():
     ops, d, sizes = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
     print("\n# Per lookup, counted by callgrind's cache simulation over "
-          f"{ops} lookups after a warm-up:")
+          f"{ops} lookups after a warm-up,")
+    print(f"# net of the benchmark's loop over its operations ({BASELINE}, "
+          "given last, gross):")
     print("# Ir instructions, D1 L1 data misses, LL last-level data misses "
           "(the memory accesses);")
-    print("# ratio: the peer's LL misses / rosebush's (> 1: rosebush "
+    print("# ratio: the peer's net LL misses / rosebush's (> 1: rosebush "
           "misses less)")
     print(f"{'workload':<16} {'entries':>8} {'structure':<11} {'Ir':>7} "
           f"{'D1':>6} {'LL':>6} {'ratio':>6}")
+
+    def per_op(ev):
+        return (ev["Ir"] / ops, (ev["D1mr"] + ev["D1mw"]) / ops,
+                (ev["DLmr"] + ev["DLmw"]) / ops)
+
     for size in sizes:
         rows = {}
         for path in glob.glob(f"{d}/callgrind.{size}.*"):
@@ -55,18 +65,23 @@ def main():
         if not rows:
             sys.exit(f"misses.py: no dumps for {size} entries in {d}")
         for workload in sorted({w for w, _ in rows}, key=lambda w: (w != "lookup-uniform", w)):
+            base = rows.get((workload, BASELINE))
+            if base is None:
+                sys.exit(f"misses.py: no {BASELINE} dump for {workload}, {size} entries")
+            b_ir, b_d1, b_ll = per_op(base)
             ref = rows.get((workload, REFERENCE))
-            ref_ll = (ref["DLmr"] + ref["DLmw"]) / ops if ref else None
+            ref_ll = per_op(ref)[2] - b_ll if ref else None
             for structure in ORDER:
                 ev = rows.get((workload, structure))
                 if ev is None:
                     continue
-                ll = (ev["DLmr"] + ev["DLmw"]) / ops
-                d1 = (ev["D1mr"] + ev["D1mw"]) / ops
-                ratio = f"{ll / ref_ll:6.2f}" if ref_ll else "     -"
+                ir, d1, ll = per_op(ev)
+                ir, d1, ll = ir - b_ir, d1 - b_d1, ll - b_ll
+                ratio = f"{ll / ref_ll:6.2f}" if ref_ll and ref_ll > 0 else "     -"
                 print(f"{workload:<16} {size:>8} {structure:<11} "
-                      f"{ev['Ir'] / ops:7.1f} {d1:6.2f} {ll:6.2f} {ratio}")
-
+                      f"{ir:7.1f} {d1:6.2f} {ll:6.2f} {ratio}")
+            print(f"{workload:<16} {size:>8} {BASELINE:<11} "
+                  f"{b_ir:7.1f} {b_d1:6.2f} {b_ll:6.2f}      -")
 
 if __name__ == "__main__":
     main()

@@ -14,8 +14,8 @@
  *   cds_lfht	liburcu's lock-free hash table (urcu/rculfhash.h), created
  *		at a fixed size like hlist_bl's (see bench_lfht_create())
  *
- * Each object is allocated on its own, 64 bytes aligned to a cache line
- * (like a SLAB_HWCACHE_ALIGN cache), and holds its 64-bit key and the
+ * Objects come from one pool, 64 bytes each and aligned to a cache line
+ * (like a SLAB_HWCACHE_ALIGN cache, on huge pages), and hold their 64-bit key and the
  * linkage of each structure, so comparing a key costs a cache line.  Keys
  * are distinct pseudo-random numbers, and every structure stores an
  * object under hash_64(key, 32), compares keys itself and is read under
@@ -32,9 +32,16 @@
  *   lookup-negative	keys that are not stored
  *   mix-90/10		90% lookups of stored keys, 10% updates: remove an
  *			object and store a new one with the same key
+ *   latency-uniform	lookup-uniform's lookups, latency-bound: each key
+ *			depends on the result of the lookup before it, the
+ *			caller's read of the object's key included, so that
+ *			lookups cannot overlap their misses (the other
+ *			lookups are throughput-bound: independent, they do)
+ *   latency-negative	lookup-negative's, latency-bound
  *   remove		remove every object, until deferred resizing is done
  *
- * The lookup and mix workloads run on 1 and on 2 threads, splitting the
+ * The latency-bound lookups run on 1 thread; the other lookup and mix
+ * workloads run on 1 and on 2 threads, splitting the
  * same operations; ns/op is elapsed time x threads / operations, so that
  * it stays the same if the threads scale perfectly.  In the mix each
  * thread updates its own half of the objects only, so that every result
@@ -42,20 +49,30 @@
  * misses are counted, and any wrong result, failed insert or failed
  * removal makes the program exit with status 1.
  *
- * What the harness changes, against the kernel: kmalloc() is malloc() or
- * posix_memalign(), kvfree_rcu_mightsleep() is synchronize_rcu() then
- * kvfree(), and RCU is liburcu's.  Spinlocks are 4 bytes, as the kernel's
- * without lock debugging (bench-spinlock.h), not the harness's 40-byte
- * pthread mutexes, so a rosebush bucket has the kernel's layout.
+ * What the harness changes, against the kernel: kvfree_rcu_mightsleep() is
+ * synchronize_rcu() then kvfree(), and RCU is liburcu's.  What this
+ * benchmark changes in the harness, to be like a production kernel:
+ * kmalloc() places objects as the kernel's slab does, on huge pages
+ * (bench-slab.c); spinlocks are 4 bytes, as the kernel's without lock
+ * debugging (bench-spinlock.h), not the harness's 40-byte pthread mutexes,
+ * so a rosebush bucket has the kernel's layout; and the harness's
+ * debugging checks, RCU_LOCKDEP_WARN() and might_sleep(), compile away
+ * (RBH_HARNESS_PRODUCTION).  The program prints the machine it runs on,
+ * and which sizes exceed its last-level cache.
  *
  * Usage: ./rosebush-bench [-l] [repeats=R] [ops=N] [max=N] [seed=N]
- *			   [csv=FILE]
+ *			   [csv=FILE] [alloc=slab|slab-4k|glibc]
  *	-l		long mode: sizes up to 10^7 instead of 4 x 10^6
  *	repeats=R	runs of everything, reporting min and median (default 3)
  *	ops=N		operations per lookup or mix measurement (default 2^20)
  *	max=N		skip the sizes above N entries
  *	seed=N		seed of the keys and operations (default 1)
  *	csv=FILE	also write every result to FILE as CSV
+ *	alloc=MODE	slab (default): kmalloc() places memory as the
+ *			kernel's slab does, on huge pages, and objects come
+ *			from one pool (bench-slab.c); slab-4k: the same on
+ *			4-KiB pages; glibc: the harness's posix_memalign()
+ *			and malloc(), objects from aligned_alloc()
  *
  * or, under callgrind (scripts/bench.sh misses):
  *	   ./rosebush-bench misses=N [ops=N] [warmup=N] [seed=N]
@@ -74,6 +91,8 @@
 
 #include <valgrind/callgrind.h>
 
+#include "bench-slab.h"
+
 #include <malloc.h>
 #include <math.h>
 #include <pthread.h>
@@ -87,12 +106,18 @@
 #define BENCH_MIX_UPDATES	10
 #define BENCH_ZIPF_THETA	0.99
 
+/*
+ * rhashtable doubles when it is more than 75% full: at 10^6 and 4 x 10^6
+ * it has just doubled (load 0.48, its best case for lookups), at 1.5, 3
+ * and 6 x 10^6 it is about to (load 0.72, its worst); 10^7: load 0.60.
+ */
 static const unsigned long bench_sizes[] = {
-	1000, 10000, 100000, 1000000, 4000000, 10000000,
+	1000, 10000, 100000, 1000000, 1500000, 3000000, 4000000, 6000000,
+	10000000,
 };
 
 #define BENCH_NR_SIZES		ARRAY_SIZE(bench_sizes)
-/* The last size runs in long mode only */
+/* The last sizes run in long mode only */
 #define BENCH_DEFAULT_MAX	4000000UL
 
 static struct {
@@ -133,7 +158,7 @@ struct bench_op {
 	struct bench_obj *obj;
 };
 
-enum bench_kind { RUN_FILL, RUN_DRAIN, RUN_LOOKUP, RUN_MIX };
+enum bench_kind { RUN_FILL, RUN_DRAIN, RUN_LOOKUP, RUN_CHASE, RUN_MIX };
 
 /*
  * What one thread does in one measurement, and what it found; a cache
@@ -165,6 +190,8 @@ struct bench_table {
 	void (*settle)(void);
 	/* Memory held by the structure itself, objects excluded */
 	unsigned long (*bytes)(void);
+	/* The linkage each object holds for it (in struct bench_obj) */
+	unsigned int linkage;
 	void (*destroy)(void);
 };
 
@@ -230,9 +257,10 @@ static inline u32 bench_hash(u64 key)
 	return hash_64(key, 32);
 }
 
+/* From one 64-byte aligned pool, as from the kernel module's kmem_cache */
 static struct bench_obj *bench_obj_alloc(void)
 {
-	struct bench_obj *obj = aligned_alloc(64, sizeof(*obj));
+	struct bench_obj *obj = bench_pool_alloc(sizeof(*obj));
 
 	if (!obj)
 		bench_die("out of memory for objects\n");
@@ -590,6 +618,7 @@ bench_run(struct bench_thread *t, int (*insert)(struct bench_obj *obj),
 	const struct bench_op *op, *end = t->ops + t->nr_ops;
 	unsigned long i, misses = 0, wrong = 0;
 	struct bench_obj *obj, *old;
+	u64 dep;
 
 	switch (t->kind) {
 	case RUN_FILL:
@@ -607,6 +636,26 @@ bench_run(struct bench_thread *t, int (*insert)(struct bench_obj *obj),
 			obj = lookup(op->key);
 			misses += !obj;
 			wrong += obj != op->obj;
+		}
+		break;
+	case RUN_CHASE:
+		/*
+		 * Each key depends on the previous result: on the key read
+		 * from the object found (0 when the lookup was right, as the
+		 * object's key is the one looked up), or on the NULL of a
+		 * miss, so that no lookup starts before the one before it has
+		 * ended, the caller's own comparison included.  The compiler
+		 * is kept from knowing that the XOR is 0.
+		 */
+		dep = 0;
+		for (op = t->ops; op < end; op++) {
+			u64 key = op->key ^ dep;
+
+			obj = lookup(key);
+			misses += !obj;
+			wrong += obj != op->obj;
+			OPTIMIZER_HIDE_VAR(obj);
+			dep = obj ? READ_ONCE(obj->key) ^ key : 0;
 		}
 		break;
 	case RUN_MIX:
@@ -659,6 +708,7 @@ static const struct bench_table bench_tables[] = {
 		.run = bench_rbh_run,
 		.settle = bench_flush_workqueue,
 		.bytes = bench_rbh_bytes,
+		.linkage = 0,
 		.destroy = bench_rbh_destroy,
 	}, {
 		.name = "rhashtable",
@@ -668,6 +718,7 @@ static const struct bench_table bench_tables[] = {
 		.run = bench_rht_run,
 		.settle = bench_flush_workqueue,
 		.bytes = bench_rht_bytes,
+		.linkage = sizeof(((struct bench_obj *)0)->rht),
 		.destroy = bench_rht_destroy,
 	}, {
 		.name = "hlist_bl",
@@ -677,6 +728,7 @@ static const struct bench_table bench_tables[] = {
 		.run = bench_bl_run,
 		.settle = bench_no_settle,
 		.bytes = bench_bl_bytes,
+		.linkage = sizeof(((struct bench_obj *)0)->bl),
 		.destroy = bench_bl_destroy,
 	}, {
 		.name = "cds_lfht",
@@ -686,6 +738,7 @@ static const struct bench_table bench_tables[] = {
 		.run = bench_lfht_run,
 		.settle = bench_no_settle,
 		.bytes = bench_lfht_bytes,
+		.linkage = sizeof(((struct bench_obj *)0)->lfht),
 		.destroy = bench_lfht_destroy,
 	},
 };
@@ -741,6 +794,9 @@ enum bench_workload {
 	BENCH_ZIPF,
 	BENCH_NEGATIVE,
 	BENCH_MIX,
+	/* The same lookups, latency-bound (RUN_CHASE), on one thread */
+	BENCH_UNIFORM_LAT,
+	BENCH_NEGATIVE_LAT,
 	BENCH_NR_WORKLOADS
 };
 
@@ -751,7 +807,45 @@ static const char *const bench_workload_names[] = {
 	[BENCH_ZIPF] = "lookup-zipf",
 	[BENCH_NEGATIVE] = "lookup-negative",
 	[BENCH_MIX] = "mix-90/10",
+	[BENCH_UNIFORM_LAT] = "latency-uniform",
+	[BENCH_NEGATIVE_LAT] = "latency-negative",
 };
+
+/* The operations that a workload runs */
+static enum bench_workload bench_ops_of(enum bench_workload w)
+{
+	switch (w) {
+	case BENCH_UNIFORM_LAT:
+		return BENCH_UNIFORM;
+	case BENCH_NEGATIVE_LAT:
+		return BENCH_NEGATIVE;
+	default:
+		return w;
+	}
+}
+
+static enum bench_kind bench_kind_of(enum bench_workload w)
+{
+	switch (w) {
+	case BENCH_MIX:
+		return RUN_MIX;
+	case BENCH_UNIFORM_LAT:
+	case BENCH_NEGATIVE_LAT:
+		return RUN_CHASE;
+	default:
+		return RUN_LOOKUP;
+	}
+}
+
+/*
+ * Insert, remove and the latency-bound lookups run on one thread, the
+ * others on 1 and 2.
+ */
+static unsigned int bench_max_threads(unsigned int w)
+{
+	return w == BENCH_INSERT || w == BENCH_REMOVE ||
+	       bench_kind_of(w) == RUN_CHASE ? 1 : BENCH_MAX_THREADS;
+}
 
 /* Operations of the lookup and mix workloads, for the current size */
 static struct bench_op *bench_ops[BENCH_NR_WORKLOADS];
@@ -919,11 +1013,13 @@ static void bench_check(const struct bench_table *tbl, enum bench_workload w,
 			unsigned long n, unsigned int nr_threads,
 			unsigned long misses, unsigned long wrong)
 {
+	bool negative = bench_ops_of(w) == BENCH_NEGATIVE;
+
 	bench_checked += opt.ops;
 	bench_misses += misses;
-	if (w == BENCH_NEGATIVE)
+	if (negative)
 		bench_expected_misses += opt.ops;
-	if (wrong || (w != BENCH_NEGATIVE && misses))
+	if (wrong || (!negative && misses))
 		bench_die("%s, %s, %lu entries, threads=%u: %lu wrong results, %lu misses\n",
 			  tbl->name, bench_workload_names[w], n, nr_threads,
 			  wrong, misses);
@@ -948,19 +1044,20 @@ static void bench_one(unsigned int size, unsigned int table, unsigned int rep)
 	}
 	bench_bytes[size][table][rep] = (double)tbl->bytes() / n;
 	if (table == BENCH_ROSEBUSH && rep == 0)
+		bench_slab_report(stdout);
+	if (table == BENCH_ROSEBUSH && rep == 0)
 		rbh_stats(&bench_rbh, &bench_rbh_stats[size]);
 
-	for (w = BENCH_UNIFORM; w <= BENCH_MIX; w++) {
-		for (threads = 1; threads <= BENCH_MAX_THREADS; threads++) {
+	for (w = BENCH_UNIFORM; w < BENCH_NR_WORKLOADS; w++) {
+		for (threads = 1; threads <= bench_max_threads(w); threads++) {
 			if (w == BENCH_MIX)
 				memcpy(bench_live, bench_objs,
 				       n * sizeof(*bench_live));
 			misses = 0;
 			wrong = 0;
 			bench_results[size][w][threads - 1][table][rep] =
-				bench_threads(tbl, w == BENCH_MIX ?
-					      RUN_MIX : RUN_LOOKUP,
-					      bench_ops[w], threads,
+				bench_threads(tbl, bench_kind_of(w),
+					      bench_ops[bench_ops_of(w)], threads,
 					      &misses, &wrong);
 			bench_check(tbl, w, n, threads, misses, wrong);
 			if (w == BENCH_MIX)
@@ -1008,12 +1105,6 @@ static struct bench_stat bench_time(unsigned int size, unsigned int w,
 	return bench_stat(bench_results[size][w][threads - 1][table]);
 }
 
-/* Insert and remove run on one thread, the others on 1 and 2. */
-static unsigned int bench_max_threads(unsigned int w)
-{
-	return w == BENCH_INSERT || w == BENCH_REMOVE ? 1 : BENCH_MAX_THREADS;
-}
-
 static void bench_print(unsigned int nr_sizes)
 {
 	struct bench_stat ref, st;
@@ -1045,15 +1136,22 @@ static void bench_print(unsigned int nr_sizes)
 		}
 	}
 
-	printf("\n# bytes per entry held by each structure (objects excluded), after the fill\n");
-	printf("%8s", "entries");
+	printf("\n# bytes per entry after the fill: held by the structure (objects excluded)\n"
+	       "# / with the linkage each object embeds for it (");
 	for (i = 0; i < BENCH_NR_TABLES; i++)
-		printf(" %11s", bench_tables[i].name);
+		printf("%s%s %u B", i ? ", " : "", bench_tables[i].name,
+		       bench_tables[i].linkage);
+	printf(")\n%8s", "entries");
+	for (i = 0; i < BENCH_NR_TABLES; i++)
+		printf(" %13s", bench_tables[i].name);
 	printf("\n");
 	for (size = 0; size < nr_sizes; size++) {
 		printf("%8lu", bench_sizes[size]);
-		for (i = 0; i < BENCH_NR_TABLES; i++)
-			printf(" %11.2f", bench_stat(bench_bytes[size][i]).median);
+		for (i = 0; i < BENCH_NR_TABLES; i++) {
+			double b = bench_stat(bench_bytes[size][i]).median;
+
+			printf("  %5.1f/%-5.1f", b, b + bench_tables[i].linkage);
+		}
 		printf("\n");
 	}
 }
@@ -1080,6 +1178,16 @@ static void bench_print_occupancy(unsigned int nr_sizes)
 			printf(" %lu", s->occupancy[k]);
 		printf("\n");
 	}
+}
+
+/* Bytes per entry, the linkage in the objects included */
+static struct bench_stat bench_linked(unsigned int size, unsigned int table)
+{
+	struct bench_stat st = bench_stat(bench_bytes[size][table]);
+
+	st.min += bench_tables[table].linkage;
+	st.median += bench_tables[table].linkage;
+	return st;
 }
 
 static void bench_csv_row(FILE *f, const char *workload, unsigned int threads,
@@ -1118,11 +1226,41 @@ static void bench_write_csv(unsigned int nr_sizes)
 			bench_csv_row(f, "memory", 0, size, i, "bytes/entry",
 				      bench_stat(bench_bytes[size][i]),
 				      bench_stat(bench_bytes[size][BENCH_ROSEBUSH]));
+	for (i = 0; i < BENCH_NR_TABLES; i++)
+		for (size = 0; size < nr_sizes; size++)
+			bench_csv_row(f, "memory+linkage", 0, size, i, "bytes/entry",
+				      bench_linked(size, i),
+				      bench_linked(size, BENCH_ROSEBUSH));
 	if (fclose(f))
 		bench_die("cannot write %s\n", opt.csv);
 }
 
 /* ---- cache misses, under callgrind ---- */
+
+/*
+ * The operation stream alone: the same loop over the same operations, with
+ * a lookup that reads nothing.  What it costs, callgrind counts for every
+ * structure too; misses.py subtracts it.
+ */
+static struct bench_obj *bench_null_lookup(u64 key)
+{
+	return NULL;
+}
+
+static int bench_null_update(struct bench_obj *obj)
+{
+	return 0;
+}
+
+static void bench_null_run(struct bench_thread *t)
+{
+	bench_run(t, bench_null_update, bench_null_lookup, bench_null_update);
+}
+
+static const struct bench_table bench_op_stream = {
+	.name = "op-stream",
+	.run = bench_null_run,
+};
 
 /* Look up @nr operations from @ops on this thread; die on a wrong result. */
 static void bench_lookups(const struct bench_table *tbl,
@@ -1136,6 +1274,8 @@ static void bench_lookups(const struct bench_table *tbl,
 	};
 
 	tbl->run(&t);
+	if (tbl == &bench_op_stream)
+		return;
 	if (t.wrong || (w != BENCH_NEGATIVE && t.misses))
 		bench_die("%s, %s: %lu wrong results, %lu misses\n", tbl->name,
 			  bench_workload_names[w], t.wrong, t.misses);
@@ -1173,18 +1313,19 @@ static void bench_cache_misses(void)
 	}
 
 	CALLGRIND_START_INSTRUMENTATION;
-	for (i = 0; i < BENCH_NR_TABLES; i++) {
+	for (i = 0; i <= BENCH_NR_TABLES; i++) {
+		const struct bench_table *tbl = i < BENCH_NR_TABLES ?
+						&bench_tables[i] : &bench_op_stream;
+
 		for (k = 0; k < ARRAY_SIZE(workloads); k++) {
 			const struct bench_op *ops = bench_ops[workloads[k]];
 
-			bench_lookups(&bench_tables[i], ops, opt.warmup,
-				      workloads[k]);
+			bench_lookups(tbl, ops, opt.warmup, workloads[k]);
 			CALLGRIND_TOGGLE_COLLECT;
-			bench_lookups(&bench_tables[i], ops + opt.warmup,
+			bench_lookups(tbl, ops + opt.warmup,
 				      total - opt.warmup, workloads[k]);
 			CALLGRIND_TOGGLE_COLLECT;
-			snprintf(name, sizeof(name), "%s %s",
-				 bench_tables[i].name,
+			snprintf(name, sizeof(name), "%s %s", tbl->name,
 				 bench_workload_names[workloads[k]]);
 			CALLGRIND_DUMP_STATS_AT(name);
 		}
@@ -1197,12 +1338,83 @@ static void bench_cache_misses(void)
 	}
 }
 
+/* ---- the machine ---- */
+
+static unsigned long bench_llc_bytes;
+
+static void bench_read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+
+	buf[0] = '\0';
+	if (f) {
+		if (!fgets(buf, len, f))
+			buf[0] = '\0';
+		fclose(f);
+	}
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+/* The CPU this runs on and its caches (CPU 0's, from sysfs) */
+static void bench_print_machine(void)
+{
+	char line[256], model[128] = "unknown", path[96], level[16], type[32], size[32];
+	unsigned long kib;
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	int i;
+
+	if (f) {
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "model name : %127[^\n]", model) == 1)
+				break;
+		fclose(f);
+	}
+	printf("# machine: %s, %ld CPUs online; caches:", model,
+	       sysconf(_SC_NPROCESSORS_ONLN));
+	for (i = 0; i < 8; i++) {
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
+		bench_read_line(path, level, sizeof(level));
+		if (!level[0])
+			break;
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/type", i);
+		bench_read_line(path, type, sizeof(type));
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+		bench_read_line(path, size, sizeof(size));
+		printf(" L%s%s %s", level, !strcmp(type, "Data") ? "d" :
+		       !strcmp(type, "Instruction") ? "i" : "", size);
+		if (strcmp(type, "Instruction") && sscanf(size, "%luK", &kib) == 1)
+			bench_llc_bytes = max(bench_llc_bytes, kib << 10);
+	}
+	printf("\n");
+}
+
+/* Objects and rosebush together, against the last-level cache */
+static void bench_print_footprint(unsigned int nr_sizes)
+{
+	unsigned int size;
+
+	printf("\n# objects + rosebush, MiB, against the %lu-MiB last-level cache\n",
+	       bench_llc_bytes >> 20);
+	for (size = 0; size < nr_sizes; size++) {
+		unsigned long n = bench_sizes[size];
+		double mib = n * (sizeof(struct bench_obj) +
+				  bench_stat(bench_bytes[size][BENCH_ROSEBUSH]).median) /
+			     (1 << 20);
+
+		printf("%8lu entries: %8.1f MiB%s\n", n, mib,
+		       !bench_llc_bytes ? "" : mib * (1 << 20) > 2.0 * bench_llc_bytes ?
+		       ", more than twice the LLC" : mib * (1 << 20) > bench_llc_bytes ?
+		       ", more than the LLC" : ", fits in the LLC");
+	}
+}
+
 /* ---- main ---- */
 
 static void __noreturn bench_usage(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s [-l] [repeats=R] [ops=N] [max=N] [seed=N] [csv=FILE]\n"
+		"          [alloc=slab|slab-4k|glibc]\n"
 		"       %s misses=N [ops=N] [warmup=N] [seed=N]   (under callgrind)\n",
 		prog, prog);
 	exit(2);
@@ -1225,6 +1437,17 @@ static void parse_args(int argc, char **argv)
 		*eq = '\0';
 		if (!strcmp(argv[i], "csv")) {
 			opt.csv = eq + 1;
+			continue;
+		}
+		if (!strcmp(argv[i], "alloc")) {
+			unsigned int m;
+
+			for (m = 0; m < ARRAY_SIZE(bench_alloc_names); m++)
+				if (!strcmp(eq + 1, bench_alloc_names[m]))
+					break;
+			if (m == ARRAY_SIZE(bench_alloc_names))
+				bench_usage(argv[0]);
+			bench_slab_mode(m);
 			continue;
 		}
 		val = strtoull(eq + 1, &end, 0);
@@ -1258,6 +1481,7 @@ static void bench_timings(void)
 	printf("# rosebush-bench: repeats=%u ops=%lu seed=%llu; %zu-byte objects, hash_64(key, 32)\n",
 	       opt.repeats, opt.ops, (unsigned long long)opt.seed,
 	       sizeof(struct bench_obj));
+	bench_print_machine();
 	for (size = 0; size < BENCH_NR_SIZES && bench_sizes[size] <= opt.max;
 	     size++) {
 		n = bench_sizes[size];
@@ -1279,6 +1503,7 @@ static void bench_timings(void)
 	       bench_checked, bench_misses, bench_expected_misses);
 
 	bench_print(nr_sizes);
+	bench_print_footprint(nr_sizes);
 	bench_print_occupancy(nr_sizes);
 	if (opt.csv)
 		bench_write_csv(nr_sizes);
@@ -1287,7 +1512,6 @@ static void bench_timings(void)
 int main(int argc, char **argv)
 {
 	struct timespec t0, t2;
-	unsigned long k;
 	unsigned int i;
 
 	parse_args(argc, argv);
@@ -1304,10 +1528,7 @@ int main(int argc, char **argv)
 	else
 		bench_timings();
 
-	for (k = 0; k < bench_nr_objs; k++)
-		free(bench_objs[k]);
-	for (k = 0; k < bench_nr_spares; k++)
-		free(bench_spares[k]);
+	bench_pool_free_all();
 	free(bench_objs);
 	free(bench_live);
 	free(bench_spares);
