@@ -59,8 +59,10 @@ struct rbh_bucket {
 
 static_assert(sizeof(struct rbh_bucket) <= RBH_BUCKET_SIZE);
 static_assert(RBH_ENTRIES >= 8 && RBH_ENTRIES <= RBH_MAX_ENTRIES);
-/* rbh_find_key() reads the keys as 64-bit words, the padding included */
-static_assert(offsetof(struct rbh_bucket, h) >= DIV_ROUND_UP(RBH_ENTRIES, 2) * 8);
+#if BITS_PER_LONG == 64
+/* rbh_find_key() reads keys[2j] and keys[2j + 1] as one 64-bit word */
+static_assert(__alignof__(struct rbh_bucket) >= sizeof(u64));
+#endif
 
 /* Bucket flags, written under the bucket lock */
 #define RBH_DEAD	1	/* Replaced by a split or a merge */
@@ -1379,39 +1381,43 @@ EXPORT_SYMBOL_GPL(rbh_use);
 /*
  * The keys of entries 2j and 2j + 1, as a 64-bit word in which entry 2j's
  * key is the low half whatever the byte order.  One 64-bit load reads
- * both keys, each of them whole.
+ * both keys, each of them whole.  The writers store each key on its own,
+ * with a 32-bit smp_store_release(): the LKMM does not model such
+ * mixed-size accesses, so this relies on the architectures' own models
+ * (single-copy atomicity of each aligned 32-bit half), as qspinlock's
+ * mixed 8-, 16- and 32-bit accesses do.
  */
 static __always_inline u64 rbh_key_pair(const struct rbh_bucket *bucket,
 					unsigned int j)
 {
 	u64 w = READ_ONCE(((const u64 *)bucket->keys)[j]);
 
+	/* Not ror64(): the userspace harness has no <linux/bitops.h> one */
 	return IS_ENABLED(CONFIG_CPU_BIG_ENDIAN) ? w << 32 | w >> 32 : w;
 }
 
 /*
- * rbh_find_key() - The first entry from @from on whose key is @key.
- * @bucket: The bucket.
- * @key: The key.
- * @from: The first entry to look at.
- *
- * Compares two keys per load.  In x = pair ^ (key in both halves), a half
- * is zero where its entry matches; (x - LOW) & ~x & HIGH sets the top bit
- * of every half that is zero, and of no other half but the upper one when
- * the lower is zero (the borrow).  So the lower half's bit is exact, and
- * so is the upper half's when the lower one's is clear: the first entry
- * it names matches.  A bucket with an odd number of entries has padding
- * after the last key, never compared.
+ * Find the first entry at or after @from whose key is @key, comparing two
+ * keys per load.  In x = pair ^ (@key in both halves), a half is zero
+ * where its entry matches; (x - LOW) & ~x & HIGH sets the top bit of
+ * every half that is zero, and of no other half but the upper one when
+ * the lower is zero (the borrow: it then also flags @key ^ 1).  So the
+ * lower half's bit is exact, and so is the upper half's when the lower
+ * one's is clear: the first entry it names matches.  A later call from
+ * the upper entry compares that one key alone.  The pairs stop before the
+ * last key when there is an odd number of them, which is compared alone
+ * too.  The loop over pairs has a constant length, so that the compiler
+ * unrolls it; it skips the pairs before @from.
  *
  * Return: The entry, or RBH_ENTRIES if none from @from on holds @key.
  */
 static __always_inline unsigned int rbh_find_key(const struct rbh_bucket *bucket,
 						 u32 key, unsigned int from)
 {
-	u64 keys = key * RBH_LANES_LOW;
+	u64 pattern = key * RBH_LANES_LOW;
 	unsigned int j;
 
-	/* Most lookups start at entry 0: a loop of constant length */
+	/* Most lookups start at entry 0 */
 	if (unlikely(from)) {
 		if ((from & 1) && from < RBH_ENTRIES) {
 			if (READ_ONCE(bucket->keys[from]) == key)
@@ -1424,7 +1430,7 @@ static __always_inline unsigned int rbh_find_key(const struct rbh_bucket *bucket
 
 		if (unlikely(2 * j < from))
 			continue;
-		x = rbh_key_pair(bucket, j) ^ keys;
+		x = rbh_key_pair(bucket, j) ^ pattern;
 		zero = (x - RBH_LANES_LOW) & ~x & RBH_LANES_HIGH;
 		if (zero)
 			return 2 * j + !(zero & (u32)RBH_LANES_HIGH);

@@ -862,7 +862,11 @@ static void rbh_same_pointer_many_times(struct kunit *test)
  * pair but not in the upper one when the lower matches: key ^ 1 looks
  * like a match there.  Fill one bucket with pairs (k, k ^ 1), the even
  * key first in half of them and the odd key first in the others, and
- * check that each hash gives back its own pointer and no other.
+ * check that each hash gives back its own pointer and no other.  The
+ * iteration guarantee would allow another hash's pointer; that none comes
+ * back from a rosebush nobody is changing is what shows the false match
+ * was seen through.  This relies on an empty bucket filling its lowest
+ * free entries first.
  */
 static void rbh_keys_one_bit_apart(struct kunit *test)
 {
@@ -873,6 +877,7 @@ static void rbh_keys_one_bit_apart(struct kunit *test)
 	unsigned long total;
 	u32 keys[RBH_MAX_ENTRIES];
 
+	KUNIT_ASSERT_LE(test, n, ARRAY_SIZE(keys));
 	/* Top bit clear: all in the first bucket of the two-slot table */
 	for (i = 0; i < n; i++) {
 		u32 even = 0x1000 * (i / 2 + 1);
