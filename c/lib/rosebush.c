@@ -15,6 +15,7 @@
 #include <linux/lockdep.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
+#include <linux/prefetch.h>
 #include <linux/rcupdate.h>
 #include <linux/rosebush.h>
 #include <linux/slab.h>
@@ -22,51 +23,15 @@
 #include <linux/string.h>
 #include <linux/workqueue.h>
 
-/*
- * A bucket is 256 bytes: the keys, then a header, then the pointers, so
- * that a lookup finds its key in the first cache line (all but the last
- * two keys are there), then reads one pointer; only a lookup that matches
- * none reads the header, to see whether the chain may hold its key.  The
- * number of entries depends on the size of spinlock_t, which lock
- * debugging makes much larger.
- */
-struct rbh_bucket_head {
-	/* Serialises changes to this bucket and its chain */
-	spinlock_t lock;
-	u8 depth;		/* The bucket holds keys with this many top bits */
-	u8 flags;
-	u8 count;		/* Entries in use (stored or reserved) */
-	u8 contention;		/* Contended lock acquisitions, see below */
-	u32 chain_key;		/* Key of the first entry in the chain */
-	struct rbh_bucket __rcu *chain;	/* Overflow buckets */
-	struct rcu_head rcu;
-};
-
-#define RBH_BUCKET_SIZE	(sizeof(struct rbh_bucket_head) > 128 ? 512 : 256)
-#define RBH_ENTRY_SIZE	(sizeof(u32) + sizeof(void *))
-#define RBH_FIT		((RBH_BUCKET_SIZE - sizeof(struct rbh_bucket_head)) / \
-			 RBH_ENTRY_SIZE)
-/* An odd number of keys may need padding before the header. */
-#define RBH_ENTRIES	(RBH_FIT - ((RBH_FIT & 1) &&			\
-			 sizeof(struct rbh_bucket_head) + RBH_FIT *	\
-			 RBH_ENTRY_SIZE + 4 > RBH_BUCKET_SIZE))
-
-struct rbh_bucket {
-	u32 keys[RBH_ENTRIES];
-	struct rbh_bucket_head h;
-	void __rcu *slots[RBH_ENTRIES];
-};
-
-static_assert(sizeof(struct rbh_bucket) <= RBH_BUCKET_SIZE);
+/* The bucket format is in <linux/rosebush.h>, for rbh_next(). */
+static_assert(sizeof(struct rbh_bucket) == RBH_BUCKET_SIZE);
 static_assert(RBH_ENTRIES >= 8 && RBH_ENTRIES <= RBH_MAX_ENTRIES);
-#if BITS_PER_LONG == 64
-/* rbh_find_key() reads keys[2j] and keys[2j + 1] as one 64-bit word */
-static_assert(__alignof__(struct rbh_bucket) >= sizeof(u64));
-#endif
+static_assert(RBH_GROUPS == 4 || RBH_GROUPS == 8);
+static_assert(RBH_HOMES >= 2);
+static_assert(sizeof(u32) <= RBH_WHOLE_KEYS);
 
 /* Bucket flags, written under the bucket lock */
-#define RBH_DEAD	1	/* Replaced by a split or a merge */
-#define RBH_MIXED	2	/* The chain holds keys other than chain_key */
+#define RBH_DEAD	1	/* Replaced by a split, a merge or a fold */
 
 /*
  * Merge two buddies when together they hold at most two thirds of a
@@ -76,6 +41,13 @@ static_assert(__alignof__(struct rbh_bucket) >= sizeof(u64));
  * removals before its halves merge again.
  */
 #define RBH_MERGE_MAX		(2 * RBH_ENTRIES / 3)
+/*
+ * A removal looks at the buddy only once its bucket holds this many
+ * entries or fewer, so that most removals read one bucket.  Two buddies
+ * at or below it hold at most RBH_MERGE_MAX entries together, and the
+ * second of them to get there finds the first one.
+ */
+#define RBH_MERGE_PROBE		(RBH_MERGE_MAX / 2)
 /* Contended acquisitions of a bucket lock that make it worth splitting */
 #define RBH_CONTENTION_SPLIT	16
 /*
@@ -93,8 +65,6 @@ static_assert(__alignof__(struct rbh_bucket) >= sizeof(u64));
  * instead of inflating the table.
  */
 #define RBH_SLOTS_PER_BUCKET	16
-/* The table word keeps the table's depth in its low bits. */
-#define RBH_DEPTH_MASK		31UL
 #define RBH_MAX_DEPTH		30
 #define RBH_MIN_TABLE_BYTES	(RBH_DEPTH_MASK + 1)
 
@@ -102,30 +72,13 @@ static_assert(__alignof__(struct rbh_bucket) >= sizeof(u64));
  * The table word.  rbh->rbh_table holds the address of the table of
  * bucket pointers, which is at least 32 bytes and naturally aligned, with
  * the table's depth D in the low five bits; the table has 2^D slots.
- * Reading one word gives the table and its size together.
+ * Reading one word gives the table and its size together.  rbh_untag()
+ * is in <linux/rosebush.h>.
  */
 static unsigned long rbh_tag(struct rbh_bucket __rcu **table,
 			     unsigned int depth)
 {
 	return (unsigned long)table | depth;
-}
-
-static struct rbh_bucket __rcu **rbh_untag(unsigned long tagged,
-					   unsigned int *depth)
-{
-	*depth = tagged & RBH_DEPTH_MASK;
-	return (struct rbh_bucket __rcu **)(tagged & ~RBH_DEPTH_MASK);
-}
-
-/*
- * Buckets store keys, not the caller's hashes: multiplying by an odd
- * constant is a bijection, so equal keys mean equal hashes, and it spreads
- * hashes whose information is all in their low bits over the top bits,
- * which index the table.
- */
-static u32 rbh_key(u32 hash)
-{
-	return hash * GOLDEN_RATIO_32;
 }
 
 /* Bit @d of @key, counting from the top. */
@@ -134,11 +87,71 @@ static unsigned int rbh_bit(u32 key, unsigned int d)
 	return (key >> (31 - d)) & 1;
 }
 
-/* The slot of a table of depth @depth that @key indexes. */
-static unsigned long rbh_index(u32 key, unsigned int depth)
+/* The filter bit of destination @dest that @key selects. */
+static __always_inline u32 rbh_filter_bit(u32 key, unsigned int dest)
 {
-	return key >> (32 - depth);
+	return BIT(dest * RBH_FILTER_BITS +
+		   ((rbh_mix(key) >> 16) & (RBH_FILTER_BITS - 1)));
 }
+
+/* Entries in group @g: none before the header ends. */
+static __always_inline unsigned int rbh_group_entries(unsigned int g)
+{
+	if (g < RBH_HEAD_GROUP)
+		return 0;
+	return g == RBH_HEAD_GROUP ? RBH_HEAD_ENTRIES : RBH_GROUP_MAX;
+}
+
+/*
+ * A group ends at its cache line's end with its pointers, which that
+ * aligns; the keys come before them and the filter before the keys.
+ */
+static __always_inline size_t rbh_slots_offset(unsigned int g)
+{
+	return (g + 1) * RBH_GROUP_SIZE -
+		rbh_group_entries(g) * sizeof(void *);
+}
+
+static __always_inline size_t rbh_keys_offset(unsigned int g)
+{
+	return rbh_slots_offset(g) - rbh_group_entries(g) * sizeof(u32);
+}
+
+static __always_inline u32 *rbh_keys(struct rbh_bucket *bucket,
+				     unsigned int g)
+{
+	return (u32 *)(bucket->bytes + rbh_keys_offset(g));
+}
+
+static __always_inline void __rcu **rbh_slots(struct rbh_bucket *bucket,
+					      unsigned int g)
+{
+	return (void __rcu **)(bucket->bytes + rbh_slots_offset(g));
+}
+
+static __always_inline u32 *rbh_filter(struct rbh_bucket *bucket,
+				       unsigned int g)
+{
+	return (u32 *)(bucket->bytes + rbh_keys_offset(g) - sizeof(u32));
+}
+
+/*
+ * Step to entry *@i of group *@g, or to the first entry of the next group
+ * that has one if that is past the end of group *@g.
+ * Return: false once there are no more groups.
+ */
+static __always_inline bool rbh_entry_valid(unsigned int *g, unsigned int *i)
+{
+	while (*g < RBH_GROUPS && *i >= rbh_group_entries(*g)) {
+		(*g)++;
+		*i = 0;
+	}
+	return *g < RBH_GROUPS;
+}
+
+/* Every entry of a bucket, group by group. */
+#define rbh_for_each_entry(g, i)					\
+	for ((g) = RBH_HEAD_GROUP, (i) = 0; rbh_entry_valid(&(g), &(i)); (i)++)
 
 /*
  * Every key a bucket holds has the same top bit, so a key with the other
@@ -149,10 +162,10 @@ static u32 rbh_free_key(u32 key)
 	return key ^ BIT(31);
 }
 
-static bool rbh_entry_free(const struct rbh_bucket *bucket, unsigned int i,
-			   u32 key)
+static bool rbh_entry_free(struct rbh_bucket *bucket, unsigned int g,
+			   unsigned int i, u32 key)
 {
-	return (bucket->keys[i] ^ key) & BIT(31);
+	return (rbh_keys(bucket, g)[i] ^ key) & BIT(31);
 }
 
 static size_t rbh_table_bytes(unsigned int depth)
@@ -182,15 +195,13 @@ EXPORT_SYMBOL_IF_KUNIT(rbh_alloc_table);
 static void rbh_bucket_init(struct rbh_bucket *bucket, unsigned int depth,
 			    u32 key)
 {
-	unsigned int i;
+	unsigned int g, i;
 
-	memset(&bucket->h, 0, sizeof(bucket->h));
+	memset(bucket, 0, sizeof(*bucket));
 	spin_lock_init(&bucket->h.lock);
 	bucket->h.depth = depth;
-	for (i = 0; i < RBH_ENTRIES; i++) {
-		bucket->keys[i] = rbh_free_key(key);
-		RCU_INIT_POINTER(bucket->slots[i], NULL);
-	}
+	rbh_for_each_entry(g, i)
+		rbh_keys(bucket, g)[i] = rbh_free_key(key);
 }
 
 /* Buckets allocated before taking the locks that need them. */
@@ -310,6 +321,11 @@ static struct rbh_bucket *rbh_lock_bucket(struct rbh *rbh, u32 key,
 		bucket = rbh_bucket(rbh, key);
 		if (!bucket)
 			return NULL;
+		/*
+		 * The caller reads and writes @key's home group next: fetch
+		 * its line while the lock's line comes in.
+		 */
+		prefetchw(rbh_home_keys(bucket, rbh_home(key)));
 		if (!spin_trylock(&bucket->h.lock)) {
 			spin_lock(&bucket->h.lock);
 			if (contended && bucket->h.contention < U8_MAX) {
@@ -339,54 +355,112 @@ static struct rbh_bucket *rbh_chain_locked(struct rbh_bucket *primary,
  * the pointer, so the pointer must be in place before the key is: this
  * release pairs with the smp_rmb() after a matching key in rbh_next().
  */
-static void rbh_set_entry(struct rbh_bucket *bucket, unsigned int i, u32 key,
-			  void *p)
+static void rbh_set_entry(struct rbh_bucket *bucket, unsigned int g,
+			  unsigned int i, u32 key, void *p)
 {
-	RCU_INIT_POINTER(bucket->slots[i], p);
+	RCU_INIT_POINTER(rbh_slots(bucket, g)[i], p);
 	/* Pairs with smp_rmb() after a matching key in rbh_next() */
-	smp_store_release(&bucket->keys[i], key);
+	smp_store_release(&rbh_keys(bucket, g)[i], key);
 	WRITE_ONCE(bucket->h.count, bucket->h.count + 1);
 }
 
 /*
  * Free an entry.  The pointer stays, so a reader that matched the key a
- * moment ago returns a removed pointer, which the API allows.  Release
- * ordering, pairing with the smp_rmb() before rbh_next() enters a chain,
- * makes sure a reader that sees the entry gone also sees where it was
- * moved to.
+ * moment ago returns a removed pointer, which the API allows.  Entries
+ * never move, so nothing else need be visible before the key changes.
  */
-static void rbh_clear_entry(struct rbh_bucket *bucket, unsigned int i)
+static void rbh_clear_entry(struct rbh_bucket *bucket, unsigned int g,
+			    unsigned int i)
 {
-	/* Pairs with smp_rmb() before the chain in rbh_next() */
-	smp_store_release(&bucket->keys[i], rbh_free_key(bucket->keys[i]));
+	u32 *key = &rbh_keys(bucket, g)[i];
+
+	WRITE_ONCE(*key, rbh_free_key(*key));
 	WRITE_ONCE(bucket->h.count, bucket->h.count - 1);
 }
 
-static int rbh_find_free(const struct rbh_bucket *bucket, u32 key)
+/* A free entry of group @g, or -1. */
+static int rbh_find_free(struct rbh_bucket *bucket, unsigned int g, u32 key)
 {
 	unsigned int i;
 
-	if (bucket->h.count >= RBH_ENTRIES)
-		return -1;
-	for (i = 0; i < RBH_ENTRIES; i++)
-		if (rbh_entry_free(bucket, i, key))
+	for (i = 0; i < rbh_group_entries(g); i++)
+		if (rbh_entry_free(bucket, g, i, key))
 			return i;
 	return -1;
 }
 
-/* The pointer in entry @i of @bucket, which is @primary or in its chain. */
-static void *rbh_slot(struct rbh_bucket *primary, struct rbh_bucket *bucket,
-		      unsigned int i)
+/* A free entry of any group of @bucket, in *@group and *@index. */
+static bool rbh_find_free_any(struct rbh_bucket *bucket, u32 key,
+			      unsigned int *group, int *index)
 {
-	return rcu_dereference_protected(bucket->slots[i],
+	unsigned int g;
+
+	if (bucket->h.count >= RBH_ENTRIES)
+		return false;
+	for (g = RBH_HEAD_GROUP; g < RBH_GROUPS; g++) {
+		*index = rbh_find_free(bucket, g, key);
+		if (*index >= 0) {
+			*group = g;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The pointer in an entry of @bucket, which is @primary or in its chain. */
+static void *rbh_slot(struct rbh_bucket *primary, struct rbh_bucket *bucket,
+		      unsigned int g, unsigned int i)
+{
+	return rcu_dereference_protected(rbh_slots(bucket, g)[i],
 					 lockdep_is_held(&primary->h.lock));
 }
 
-/* Is @key one that a lookup must look for in @primary's chain? */
-static bool rbh_chain_may_hold(const struct rbh_bucket *primary, u32 key)
+/*
+ * Record in the filter of @key's home group in @primary that an entry
+ * with @key is stored in destination @dest.  Set before the entry is, so
+ * that it is visible by the time the entry is.
+ */
+static void rbh_filter_add(struct rbh_bucket *primary, u32 key,
+			   unsigned int dest)
 {
-	return (READ_ONCE(primary->h.flags) & RBH_MIXED) ||
-		READ_ONCE(primary->h.chain_key) == key;
+	u32 *filter = rbh_filter(primary, rbh_home(key));
+
+	WRITE_ONCE(*filter, *filter | rbh_filter_bit(key, dest));
+}
+
+/*
+ * Recompute the filters of the locked @primary from the entries it and
+ * its chain hold, after entries left their destinations.  @ref is any key
+ * in its range.  A bit is cleared only when no entry needs it, and each
+ * filter is written once, so readers see the old value or the new one.
+ */
+static void rbh_refilter(struct rbh_bucket *primary, u32 ref)
+{
+	u32 filters[RBH_GROUPS] = { };
+	struct rbh_bucket *bucket;
+	unsigned int g, i;
+
+	lockdep_assert_held(&primary->h.lock);
+	rbh_for_each_entry(g, i) {
+		u32 key = rbh_keys(primary, g)[i];
+		unsigned int home = rbh_home(key);
+
+		if (!rbh_entry_free(primary, g, i, ref) && home != g)
+			filters[home] |= rbh_filter_bit(key, (home ^ g) - 1);
+	}
+	for (bucket = rbh_chain_locked(primary, primary); bucket;
+	     bucket = rbh_chain_locked(primary, bucket)) {
+		rbh_for_each_entry(g, i) {
+			u32 key = rbh_keys(bucket, g)[i];
+
+			if (!rbh_entry_free(bucket, g, i, ref))
+				filters[rbh_home(key)] |=
+					rbh_filter_bit(key, RBH_CHAIN_DEST);
+		}
+	}
+	for (g = RBH_HEAD_GROUP; g < RBH_GROUPS; g++)
+		if (rbh_group_entries(g) && *rbh_filter(primary, g) != filters[g])
+			WRITE_ONCE(*rbh_filter(primary, g), filters[g]);
 }
 
 /*
@@ -397,22 +471,42 @@ static bool rbh_chain_may_hold(const struct rbh_bucket *primary, u32 key)
 static unsigned int rbh_first_difference(struct rbh_bucket *primary, u32 key)
 {
 	struct rbh_bucket *bucket = primary;
+	unsigned int g, i;
 	u32 diff = 0;
-	unsigned int i;
 
 	do {
-		for (i = 0; i < RBH_ENTRIES; i++)
-			if (!rbh_entry_free(bucket, i, key))
-				diff |= bucket->keys[i] ^ key;
-		if (bucket == primary && !(bucket->h.flags & RBH_MIXED)) {
-			if (rbh_chain_locked(primary, bucket))
-				diff |= primary->h.chain_key ^ key;
-			break;
-		}
+		rbh_for_each_entry(g, i)
+			if (!rbh_entry_free(bucket, g, i, key))
+				diff |= rbh_keys(bucket, g)[i] ^ key;
 		bucket = rbh_chain_locked(primary, bucket);
 	} while (bucket);
 
 	return 32 - fls(diff);
+}
+
+/*
+ * Store (@key, @p) in @bucket itself, not its chain: in the home group if
+ * it has room, otherwise in the first destination that has, recorded in
+ * the home group's filter.  The bucket is locked, or not yet visible.
+ * Return: false if the bucket is full.
+ */
+static bool rbh_place_in_bucket(struct rbh_bucket *bucket, u32 key, void *p)
+{
+	unsigned int home = rbh_home(key), s;
+	int i;
+
+	if (bucket->h.count >= RBH_ENTRIES)
+		return false;
+	for (s = 0; s < RBH_GROUPS; s++) {
+		i = rbh_find_free(bucket, home ^ s, key);
+		if (i < 0)
+			continue;
+		if (s)
+			rbh_filter_add(bucket, key, s - 1);
+		rbh_set_entry(bucket, home ^ s, i, key, p);
+		return true;
+	}
+	return false;
 }
 
 enum rbh_place {
@@ -422,35 +516,30 @@ enum rbh_place {
 };
 
 /*
- * Find a free entry for @key in @primary's chain, adding *@spare to the
- * chain (and clearing *@spare) if there is none.
- * Return: The bucket and, in *@index, the entry; NULL if another
- * overflow bucket is needed and there is no spare.
+ * Find a free entry in @primary's chain, adding *@spare to the chain (and
+ * clearing *@spare) if there is none.
+ * Return: The bucket, with the entry in *@group and *@index; NULL if
+ * another overflow bucket is needed and there is no spare.
  */
 static struct rbh_bucket *rbh_chain_entry(struct rbh_bucket *primary, u32 key,
 					  struct rbh_bucket **sparep,
-					  int *index)
+					  unsigned int *group, int *index)
 {
 	struct rbh_bucket *bucket = rbh_chain_locked(primary, primary);
 	struct rbh_bucket *spare = sparep ? *sparep : NULL;
 
-	for (; bucket; bucket = rbh_chain_locked(primary, bucket)) {
-		*index = rbh_find_free(bucket, key);
-		if (*index >= 0)
+	for (; bucket; bucket = rbh_chain_locked(primary, bucket))
+		if (rbh_find_free_any(bucket, key, group, index))
 			return bucket;
-	}
 	if (!spare)
 		return NULL;
 
 	*sparep = NULL;
 	rbh_bucket_init(spare, primary->h.depth, key);
-	bucket = rbh_chain_locked(primary, primary);
-	if (!bucket)
-		WRITE_ONCE(primary->h.chain_key, key);
-	RCU_INIT_POINTER(spare->h.chain, bucket);
+	RCU_INIT_POINTER(spare->h.chain, rbh_chain_locked(primary, primary));
 	/* Readers may follow the chain as soon as this is done */
 	rcu_assign_pointer(primary->h.chain, spare);
-	*index = 0;
+	rbh_find_free_any(spare, key, group, index);
 	return spare;
 }
 
@@ -464,56 +553,21 @@ static struct rbh_bucket *rbh_chain_entry(struct rbh_bucket *primary, u32 key,
 static enum rbh_place rbh_place(struct rbh_bucket *primary, u32 key, void *p,
 				bool may_split, struct rbh_bucket **spare)
 {
-	struct rbh_bucket *chain, *bucket;
-	unsigned int d = primary->h.depth;
-	int i, j;
+	unsigned int d = primary->h.depth, g;
+	struct rbh_bucket *bucket;
+	int i;
 
 	lockdep_assert_held(&primary->h.lock);
-	i = rbh_find_free(primary, key);
-	if (i >= 0) {
-		rbh_set_entry(primary, i, key, p);
+	if (rbh_place_in_bucket(primary, key, p))
 		return RBH_PLACED;
-	}
 	if (may_split && d < 32 && rbh_first_difference(primary, key) == d)
 		return RBH_NEED_SPLIT;
 
-	chain = rbh_chain_locked(primary, primary);
-	if (chain && !(primary->h.flags & RBH_MIXED) &&
-	    primary->h.chain_key != key) {
-		/*
-		 * Keep the chain homogeneous (so that other lookups skip it):
-		 * move an entry with the chain's key from the primary bucket
-		 * into the chain, and take its place.
-		 */
-		for (i = 0; i < RBH_ENTRIES; i++)
-			if (primary->keys[i] == primary->h.chain_key)
-				break;
-		if (i < RBH_ENTRIES) {
-			bucket = rbh_chain_entry(primary, primary->h.chain_key,
-						 spare, &j);
-			if (!bucket)
-				return RBH_NEED_CHAIN;
-			rbh_set_entry(bucket, j, primary->keys[i],
-				      rbh_slot(primary, primary, i));
-			rbh_clear_entry(primary, i);
-			/*
-			 * A reader that finds the new entry's pointer here
-			 * must also find the moved entry in the chain: order
-			 * the move before the reuse.  Pairs with smp_rmb() in
-			 * rbh_next().
-			 */
-			smp_wmb();
-			rbh_set_entry(primary, i, key, p);
-			return RBH_PLACED;
-		}
-	}
-
-	bucket = rbh_chain_entry(primary, key, spare, &i);
+	bucket = rbh_chain_entry(primary, key, spare, &g, &i);
 	if (!bucket)
 		return RBH_NEED_CHAIN;
-	if (READ_ONCE(primary->h.chain_key) != key)
-		WRITE_ONCE(primary->h.flags, primary->h.flags | RBH_MIXED);
-	rbh_set_entry(bucket, i, key, p);
+	rbh_filter_add(primary, key, RBH_CHAIN_DEST);
+	rbh_set_entry(bucket, g, i, key, p);
 	return RBH_PLACED;
 }
 
@@ -535,7 +589,7 @@ static unsigned int rbh_buckets_for(unsigned long n)
 	return n ? DIV_ROUND_UP(n, RBH_ENTRIES) : 1;
 }
 
-/* Appending entries to a new bucket and its chain, not yet visible. */
+/* Filling a new bucket and its chain, not yet visible. */
 struct rbh_fill {
 	struct rbh_bucket *primary;
 	struct rbh_bucket *tail;
@@ -545,49 +599,43 @@ static void rbh_fill_add(struct rbh_fill *fill, struct rbh_spares *spares,
 			 u32 key, void *p)
 {
 	struct rbh_bucket *tail = fill->tail;
+	unsigned int g;
+	int i;
 
-	if (tail->h.count == RBH_ENTRIES) {
+	if (rbh_place_in_bucket(fill->primary, key, p))
+		return;
+	if (tail == fill->primary || tail->h.count == RBH_ENTRIES) {
 		struct rbh_bucket *bucket = rbh_spare(spares);
 
 		rbh_bucket_init(bucket, fill->primary->h.depth, key);
 		RCU_INIT_POINTER(tail->h.chain, bucket);
-		if (tail == fill->primary)
-			fill->primary->h.chain_key = key;
 		fill->tail = bucket;
 		tail = bucket;
 	}
-	if (tail != fill->primary && key != fill->primary->h.chain_key)
-		fill->primary->h.flags |= RBH_MIXED;
-	tail->keys[tail->h.count] = key;
-	RCU_INIT_POINTER(tail->slots[tail->h.count], p);
-	tail->h.count++;
+	rbh_find_free_any(tail, key, &g, &i);
+	rbh_filter_add(fill->primary, key, RBH_CHAIN_DEST);
+	rbh_set_entry(tail, g, i, key, p);
 }
 
 /*
  * Copy the entries of @old (and its chain) whose bit @d is @half into
- * @fill; entries with key @last go last so that they are the ones to
- * overflow into a chain.  @ref is any key in @old's range.
+ * @fill.  @ref is any key in @old's range.
  */
 static void rbh_fill_half(struct rbh_fill *fill, struct rbh_spares *spares,
 			  struct rbh_bucket *old, u32 ref, unsigned int d,
-			  unsigned int half, u32 last)
+			  unsigned int half)
 {
 	struct rbh_bucket *bucket;
-	unsigned int pass, i;
+	unsigned int g, i;
 
-	for (pass = 0; pass < 2; pass++) {
-		for (bucket = old; bucket; bucket = rbh_chain_locked(old, bucket)) {
-			for (i = 0; i < RBH_ENTRIES; i++) {
-				u32 key = bucket->keys[i];
+	for (bucket = old; bucket; bucket = rbh_chain_locked(old, bucket)) {
+		rbh_for_each_entry(g, i) {
+			u32 key = rbh_keys(bucket, g)[i];
 
-				bool is_last = key == last;
-
-				if (rbh_entry_free(bucket, i, ref) ||
-				    rbh_bit(key, d) != half || is_last != pass)
-					continue;
-				rbh_fill_add(fill, spares, key,
-					     rbh_slot(old, bucket, i));
-			}
+			if (rbh_entry_free(bucket, g, i, ref) ||
+			    rbh_bit(key, d) != half)
+				continue;
+			rbh_fill_add(fill, spares, key, rbh_slot(old, bucket, g, i));
 		}
 	}
 }
@@ -600,14 +648,14 @@ static void rbh_fill_half(struct rbh_fill *fill, struct rbh_spares *spares,
  */
 static unsigned int rbh_split_needs(struct rbh_bucket *old, u32 key)
 {
-	unsigned int d = old->h.depth, i;
+	unsigned int d = old->h.depth, g, i;
 	unsigned long n[2] = { 0, 0 };
 	struct rbh_bucket *bucket;
 
 	for (bucket = old; bucket; bucket = rbh_chain_locked(old, bucket)) {
-		for (i = 0; i < RBH_ENTRIES; i++)
-			if (!rbh_entry_free(bucket, i, key))
-				n[rbh_bit(bucket->keys[i], d)]++;
+		rbh_for_each_entry(g, i)
+			if (!rbh_entry_free(bucket, g, i, key))
+				n[rbh_bit(rbh_keys(bucket, g)[i], d)]++;
 	}
 	return rbh_buckets_for(n[0]) + rbh_buckets_for(n[1]);
 }
@@ -618,13 +666,8 @@ static void rbh_split(struct rbh *rbh, struct rbh_bucket *old, u32 key,
 	unsigned int depth, d = old->h.depth, half, i;
 	struct rbh_bucket __rcu **table = rbh_table_locked(rbh, &depth);
 	struct rbh_bucket *new[2];
-	u32 last = old->h.chain_key;
 	unsigned long first, nr;
 	struct rbh_fill fill;
-
-	/* Without a chain, nothing needs to go last */
-	if (!rbh_chain_locked(old, old))
-		last = rbh_free_key(key);
 
 	for (half = 0; half < 2; half++) {
 		new[half] = rbh_spare(spares);
@@ -632,7 +675,7 @@ static void rbh_split(struct rbh *rbh, struct rbh_bucket *old, u32 key,
 		new[half]->h.contention = contention;
 		fill.primary = new[half];
 		fill.tail = new[half];
-		rbh_fill_half(&fill, spares, old, key, d, half, last);
+		rbh_fill_half(&fill, spares, old, key, d, half);
 	}
 
 	/* The first slot of @old's range, and the number of slots in it */
@@ -913,29 +956,57 @@ int rbh_reserve(struct rbh *rbh, u32 hash)
 }
 EXPORT_SYMBOL_GPL(rbh_reserve);
 
-/*
- * Find the entry (@key, @p) in the locked bucket @primary or its chain.
- * Return: The bucket holding it, with its index in *@index, or NULL.
- */
-static struct rbh_bucket *rbh_find_entry(struct rbh_bucket *primary, u32 key,
-					 const void *p, unsigned int *index)
+/* Where an entry is: its bucket (@primary or in its chain), group, index. */
+struct rbh_pos {
+	struct rbh_bucket *bucket;
+	unsigned int group;
+	unsigned int index;
+};
+
+/* Find the entry (@key, @p) in group @g of @bucket. */
+static bool rbh_find_in_group(struct rbh_bucket *bucket, unsigned int g,
+			      u32 key, const void *p, struct rbh_pos *pos)
 {
-	struct rbh_bucket *bucket = primary;
 	unsigned int i;
 
-	do {
-		for (i = 0; i < RBH_ENTRIES; i++) {
-			if (bucket->keys[i] != key ||
-			    rcu_access_pointer(bucket->slots[i]) != p)
-				continue;
-			*index = i;
-			return bucket;
-		}
-		if (bucket == primary && !rbh_chain_may_hold(primary, key))
-			break;
-		bucket = rbh_chain_locked(primary, bucket);
-	} while (bucket);
-	return NULL;
+	for (i = 0; i < rbh_group_entries(g); i++) {
+		if (rbh_keys(bucket, g)[i] != key ||
+		    rcu_access_pointer(rbh_slots(bucket, g)[i]) != p)
+			continue;
+		pos->bucket = bucket;
+		pos->group = g;
+		pos->index = i;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Find the entry (@key, @p) in the locked bucket @primary or its chain,
+ * where its home group's filter says it may be.
+ * Return: true, with the entry in *@pos, if it is there.
+ */
+static bool rbh_find_entry(struct rbh_bucket *primary, u32 key,
+			   const void *p, struct rbh_pos *pos)
+{
+	unsigned int home = rbh_home(key), s, g;
+	u32 filter = *rbh_filter(primary, home);
+	struct rbh_bucket *bucket;
+
+	if (rbh_find_in_group(primary, home, key, p, pos))
+		return true;
+	for (s = 1; s < RBH_GROUPS; s++)
+		if ((filter & rbh_filter_bit(key, s - 1)) &&
+		    rbh_find_in_group(primary, home ^ s, key, p, pos))
+			return true;
+	if (!(filter & rbh_filter_bit(key, RBH_CHAIN_DEST)))
+		return false;
+	for (bucket = rbh_chain_locked(primary, primary); bucket;
+	     bucket = rbh_chain_locked(primary, bucket))
+		for (g = RBH_HEAD_GROUP; g < RBH_GROUPS; g++)
+			if (rbh_find_in_group(bucket, g, key, p, pos))
+				return true;
+	return false;
 }
 
 /*
@@ -956,8 +1027,6 @@ static void rbh_tidy_chain(struct rbh_bucket *primary)
 				   rbh_chain_locked(primary, bucket));
 		kfree_rcu(bucket, h.rcu);
 	}
-	if (!rbh_chain_locked(primary, primary))
-		WRITE_ONCE(primary->h.flags, primary->h.flags & ~RBH_MIXED);
 }
 
 /* Might @bucket (locked) merge with its buddy? */
@@ -986,23 +1055,40 @@ static bool rbh_merge_contended(struct rbh_bucket *lo, struct rbh_bucket *hi)
 }
 
 /*
- * Might the locked @bucket, which holds @key, merge with its buddy?  A
- * lockless look at the buddy saves taking the resize lock after most
- * removals.  The caller holds the RCU read lock.
+ * The buddy of the locked @bucket, which holds @key, if it might merge
+ * with it once it holds @count entries, as far as a look at @bucket
+ * alone tells; NULL otherwise.  The caller holds the RCU read lock.
+ */
+static struct rbh_bucket *rbh_buddy(const struct rbh *rbh,
+				    const struct rbh_bucket *bucket, u32 key,
+				    unsigned int count)
+{
+	unsigned int depth, d = bucket->h.depth;
+	struct rbh_bucket __rcu **table;
+
+	if (count > RBH_MERGE_PROBE || d < 2 ||
+	    rcu_access_pointer(bucket->h.chain))
+		return NULL;
+	table = rbh_untag(rbh_table_word(rbh), &depth);
+	if (d > depth)
+		return NULL;
+	return rcu_dereference(table[(rbh_index(key, d) ^ 1) << (depth - d)]);
+}
+
+/*
+ * Might the locked @bucket, which holds @key, merge with its buddy?  Only
+ * a bucket down to RBH_MERGE_PROBE entries looks, and a lockless look at
+ * the buddy saves taking the resize lock after most of those removals.
+ * The caller holds the RCU read lock.
  */
 static bool rbh_merge_likely(const struct rbh *rbh,
 			     const struct rbh_bucket *bucket, u32 key)
 {
-	unsigned int depth, d = bucket->h.depth;
-	struct rbh_bucket __rcu **table;
-	struct rbh_bucket *buddy;
+	struct rbh_bucket *buddy = rbh_buddy(rbh, bucket, key, bucket->h.count);
+	unsigned int d = bucket->h.depth;
 
-	if (!rbh_may_merge(bucket))
+	if (!buddy)
 		return false;
-	table = rbh_untag(rbh_table_word(rbh), &depth);
-	if (d > depth)
-		return false;
-	buddy = rcu_dereference(table[(rbh_index(key, d) ^ 1) << (depth - d)]);
 	return READ_ONCE(buddy->h.depth) == d &&
 		!rcu_access_pointer(buddy->h.chain) &&
 		bucket->h.count + READ_ONCE(buddy->h.count) <= RBH_MERGE_MAX;
@@ -1017,7 +1103,7 @@ static bool rbh_merge_likely(const struct rbh *rbh,
  */
 static void rbh_merge_locked(struct rbh *rbh, u32 key)
 {
-	unsigned int depth, d, i, j;
+	unsigned int depth, d, g, i;
 	struct rbh_bucket __rcu **table = rbh_table_locked(rbh, &depth);
 	struct rbh_bucket *lo, *hi;
 	unsigned long first, nr;
@@ -1048,14 +1134,17 @@ static void rbh_merge_locked(struct rbh *rbh, u32 key)
 			break;
 		}
 
-		/* Both buddies' keys share the top bit, as d >= 2 */
+		/*
+		 * Both buddies' keys share the top bit, as d >= 2.  Readers
+		 * of the lower bucket may find the new entries at once; those
+		 * of the upper one's range find them once its slots point
+		 * here, and meanwhile still find them in the upper bucket.
+		 */
 		ref = (u32)(first << (32 - depth));
-		for (i = 0, j = 0; i < RBH_ENTRIES; i++) {
-			if (rbh_entry_free(hi, i, ref))
-				continue;
-			while (!rbh_entry_free(lo, j, ref))
-				j++;
-			rbh_set_entry(lo, j, hi->keys[i], rbh_slot(hi, hi, i));
+		rbh_for_each_entry(g, i) {
+			if (!rbh_entry_free(hi, g, i, ref))
+				rbh_place_in_bucket(lo, rbh_keys(hi, g)[i],
+						    rbh_slot(hi, hi, g, i));
 		}
 		WRITE_ONCE(lo->h.depth, d - 1);
 		for (i = 0; i < nr; i++)
@@ -1102,7 +1191,7 @@ static bool rbh_fold_likely(struct rbh_bucket *primary)
 static struct rbh_bucket *rbh_fold_locked(struct rbh *rbh, u32 key,
 					  struct rbh_bucket *new)
 {
-	unsigned int depth, d, i;
+	unsigned int depth, d, g, i;
 	struct rbh_bucket __rcu **table = rbh_table_locked(rbh, &depth);
 	struct rbh_bucket *old, *bucket;
 	unsigned long first, nr;
@@ -1120,10 +1209,10 @@ static struct rbh_bucket *rbh_fold_locked(struct rbh *rbh, u32 key,
 	fill.primary = new;
 	fill.tail = new;
 	for (bucket = old; bucket; bucket = rbh_chain_locked(old, bucket)) {
-		for (i = 0; i < RBH_ENTRIES; i++)
-			if (!rbh_entry_free(bucket, i, key))
-				rbh_fill_add(&fill, NULL, bucket->keys[i],
-					     rbh_slot(old, bucket, i));
+		rbh_for_each_entry(g, i)
+			if (!rbh_entry_free(bucket, g, i, key))
+				rbh_fill_add(&fill, NULL, rbh_keys(bucket, g)[i],
+					     rbh_slot(old, bucket, g, i));
 	}
 
 	first = rbh_index(key, d) << (depth - d);
@@ -1280,14 +1369,70 @@ static void rbh_shrink_worker(struct work_struct *work)
 		cond_resched();
 }
 
-/* Remove the entry at @index of @bucket, which is @primary or in its chain. */
-static void rbh_remove_entry(struct rbh_bucket *primary,
-			     struct rbh_bucket *bucket, unsigned int index,
-			     bool tidy)
+/*
+ * Does destination @dest of @key's home group in the locked @primary
+ * still hold an entry that needs @key's filter bit there?
+ */
+static bool rbh_dest_needs(struct rbh_bucket *primary, u32 key,
+			   unsigned int dest)
 {
-	rbh_clear_entry(bucket, index);
-	if (bucket != primary && !bucket->h.count && tidy)
-		rbh_tidy_chain(primary);
+	unsigned int home = rbh_home(key), g, i;
+	u32 bit = rbh_filter_bit(key, dest);
+	struct rbh_bucket *bucket;
+
+	if (dest != RBH_CHAIN_DEST) {
+		g = home ^ (dest + 1);
+		for (i = 0; i < rbh_group_entries(g); i++) {
+			u32 k = rbh_keys(primary, g)[i];
+
+			if (!rbh_entry_free(primary, g, i, key) &&
+			    rbh_home(k) == home && rbh_filter_bit(k, dest) == bit)
+				return true;
+		}
+		return false;
+	}
+	for (bucket = rbh_chain_locked(primary, primary); bucket;
+	     bucket = rbh_chain_locked(primary, bucket)) {
+		rbh_for_each_entry(g, i) {
+			u32 k = rbh_keys(bucket, g)[i];
+
+			if (!rbh_entry_free(bucket, g, i, key) &&
+			    rbh_home(k) == home && rbh_filter_bit(k, dest) == bit)
+				return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Remove the entry at @pos, which holds @key, from the locked @primary or
+ * its chain.  Unless the caller will tidy up later (a locked iteration,
+ * with rbh_tidy_chain() and rbh_refilter()), unlink an emptied overflow
+ * bucket and clear the filter bit the entry needed if no other entry
+ * needs it.
+ */
+static void rbh_remove_entry(struct rbh_bucket *primary,
+			     const struct rbh_pos *pos, u32 key, bool tidy)
+{
+	unsigned int home = rbh_home(key), dest;
+	u32 *filter;
+
+	rbh_clear_entry(pos->bucket, pos->group, pos->index);
+	if (!tidy)
+		return;
+	if (pos->bucket != primary) {
+		if (!pos->bucket->h.count)
+			rbh_tidy_chain(primary);
+		dest = RBH_CHAIN_DEST;
+	} else if (pos->group != home) {
+		dest = (pos->group ^ home) - 1;
+	} else {
+		return;
+	}
+	if (rbh_dest_needs(primary, key, dest))
+		return;
+	filter = rbh_filter(primary, home);
+	WRITE_ONCE(*filter, *filter & ~rbh_filter_bit(key, dest));
 }
 
 /**
@@ -1307,8 +1452,8 @@ static void rbh_remove_entry(struct rbh_bucket *primary,
 int rbh_remove(struct rbh *rbh, u32 hash, void *p)
 {
 	u32 key = rbh_key(hash);
-	struct rbh_bucket *primary, *bucket;
-	unsigned int index;
+	struct rbh_bucket *primary, *buddy;
+	struct rbh_pos pos;
 	bool fold, merge;
 
 	rcu_read_lock();
@@ -1317,13 +1462,16 @@ int rbh_remove(struct rbh *rbh, u32 hash, void *p)
 		rcu_read_unlock();
 		return -ENOENT;
 	}
-	bucket = rbh_find_entry(primary, key, p, &index);
-	if (!bucket) {
+	/* If the removal will look at the buddy, fetch it meanwhile */
+	buddy = rbh_buddy(rbh, primary, key, primary->h.count - 1);
+	if (buddy)
+		prefetch(&buddy->h);
+	if (!rbh_find_entry(primary, key, p, &pos)) {
 		spin_unlock(&primary->h.lock);
 		rcu_read_unlock();
 		return -ENOENT;
 	}
-	rbh_remove_entry(primary, bucket, index, true);
+	rbh_remove_entry(primary, &pos, key, true);
 	fold = rbh_fold_likely(primary);
 	merge = rbh_merge_likely(rbh, primary, key);
 	spin_unlock(&primary->h.lock);
@@ -1351,8 +1499,8 @@ EXPORT_SYMBOL_GPL(rbh_remove);
 int rbh_use(struct rbh *rbh, u32 hash, void *p)
 {
 	u32 key = rbh_key(hash);
-	struct rbh_bucket *primary, *bucket;
-	unsigned int index;
+	struct rbh_bucket *primary;
+	struct rbh_pos pos;
 	int err = -ENOENT;
 
 	if (!p)
@@ -1360,10 +1508,10 @@ int rbh_use(struct rbh *rbh, u32 hash, void *p)
 	rcu_read_lock();
 	primary = rbh_lock_bucket(rbh, key, NULL);
 	if (primary) {
-		bucket = rbh_find_entry(primary, key, NULL, &index);
-		if (bucket) {
+		if (rbh_find_entry(primary, key, NULL, &pos)) {
 			/* Pairs with rcu_dereference() in rbh_next() */
-			rcu_assign_pointer(bucket->slots[index], p);
+			rcu_assign_pointer(rbh_slots(pos.bucket, pos.group)[pos.index],
+					   p);
 			err = 0;
 		}
 		spin_unlock(&primary->h.lock);
@@ -1373,167 +1521,98 @@ int rbh_use(struct rbh *rbh, u32 hash, void *p)
 }
 EXPORT_SYMBOL_GPL(rbh_use);
 
-#if BITS_PER_LONG == 64
-/* One bit at the bottom, and one at the top, of each 32-bit half */
-#define RBH_LANES_LOW	0x0000000100000001ULL
-#define RBH_LANES_HIGH	0x8000000080000000ULL
-
 /*
- * The keys of entries 2j and 2j + 1, as a 64-bit word in which entry 2j's
- * key is the low half whatever the byte order.  One 64-bit load reads
- * both keys, each of them whole.  The writers store each key on its own,
- * with a 32-bit smp_store_release(): the LKMM does not model such
- * mixed-size accesses, so this relies on the architectures' own models
- * (single-copy atomicity of each aligned 32-bit half), as qspinlock's
- * mixed 8-, 16- and 32-bit accesses do.
+ * The next pointer under the iterator's key in group @g of @bucket, from
+ * entry rbhi->index on; the loop compares keys in registers and writes
+ * the iterator only when it returns a pointer.
  */
-static __always_inline u64 rbh_key_pair(const struct rbh_bucket *bucket,
-					unsigned int j)
+static __always_inline void *rbh_next_in_group(struct rbh_iter *rbhi,
+					       struct rbh_bucket *bucket,
+					       unsigned int g)
 {
-	u64 w = READ_ONCE(((const u64 *)bucket->keys)[j]);
-
-	/* Not ror64(): the userspace harness has no <linux/bitops.h> one */
-	return IS_ENABLED(CONFIG_CPU_BIG_ENDIAN) ? w << 32 | w >> 32 : w;
-}
-
-/*
- * Find the first entry at or after @from whose key is @key, comparing two
- * keys per load.  In x = pair ^ (@key in both halves), a half is zero
- * where its entry matches; (x - LOW) & ~x & HIGH sets the top bit of
- * every half that is zero, and of no other half but the upper one when
- * the lower is zero (the borrow: it then also flags @key ^ 1).  So the
- * lower half's bit is exact, and so is the upper half's when the lower
- * one's is clear: the first entry it names matches.  A later call from
- * the upper entry compares that one key alone.  The pairs stop before the
- * last key when there is an odd number of them, which is compared alone
- * too.  The loop over pairs has a constant length, so that the compiler
- * unrolls it; it skips the pairs before @from.
- *
- * Return: The entry, or RBH_ENTRIES if none from @from on holds @key.
- */
-static __always_inline unsigned int rbh_find_key(const struct rbh_bucket *bucket,
-						 u32 key, unsigned int from)
-{
-	u64 pattern = key * RBH_LANES_LOW;
-	unsigned int j;
-
-	/* Most lookups start at entry 0 */
-	if (unlikely(from)) {
-		if ((from & 1) && from < RBH_ENTRIES) {
-			if (READ_ONCE(bucket->keys[from]) == key)
-				return from;
-			from++;
-		}
-	}
-	for (j = 0; j < RBH_ENTRIES / 2; j++) {
-		u64 x, zero;
-
-		if (unlikely(2 * j < from))
-			continue;
-		x = rbh_key_pair(bucket, j) ^ pattern;
-		zero = (x - RBH_LANES_LOW) & ~x & RBH_LANES_HIGH;
-		if (zero)
-			return 2 * j + !(zero & (u32)RBH_LANES_HIGH);
-	}
-	if ((RBH_ENTRIES & 1) && from < RBH_ENTRIES &&
-	    READ_ONCE(bucket->keys[RBH_ENTRIES - 1]) == key)
-		return RBH_ENTRIES - 1;
-	return RBH_ENTRIES;
-}
-#else
-static __always_inline unsigned int rbh_find_key(const struct rbh_bucket *bucket,
-						 u32 key, unsigned int from)
-{
+	u32 *keys = rbh_keys(bucket, g), key = rbhi->key;
 	unsigned int i;
-
-	for (i = from; i < RBH_ENTRIES; i++)
-		if (READ_ONCE(bucket->keys[i]) == key)
-			break;
-	return i;
-}
-#endif
-
-/**
- * rbh_next() - Return the next pointer stored under the iterator's hash.
- * @rbhi: The iterator, from RBH_ITER().
- *
- * Every pointer that was stored under the hash before the iteration began
- * and is still stored after it ends is returned, even if the table
- * changes shape in the meantime.  Pointers stored under other hashes,
- * pointers removed during the iteration, and a pointer twice may be
- * returned as well: check that the object matches.
- *
- * Context: RCU read lock held, or the iterator was locked with
- * rbh_iter_lock().  Does not sleep.
- * Return: The next pointer, or NULL when there are no more.
- */
-void *rbh_next(struct rbh_iter *rbhi)
-{
-	struct rbh_bucket *bucket = rbhi->bucket, *next;
 	void *p;
 
-	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "iteration without the RCU read lock");
-	if (rbhi->index > RBH_ENTRIES)
-		return NULL;
-	if (!bucket) {
-		rbhi->key = rbh_key(rbhi->hash);
-		bucket = rbhi->locked ?: rbh_bucket(rbhi->rbh, rbhi->key);
-		if (!bucket)
+	for (i = rbhi->index; i < rbh_group_entries(g); i++) {
+		if (READ_ONCE(keys[i]) != key)
+			continue;
+		/*
+		 * Read the pointer after its key.  Pairs with
+		 * smp_store_release() in rbh_set_entry().
+		 */
+		smp_rmb();
+		p = rcu_dereference(rbh_slots(bucket, g)[i]);
+		if (p) {
+			rbhi->index = i + 1;
+			return p;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Go on with an iteration from where rbh_next() or rbh_iter_lock() left
+ * it: the rest of the home group (step 0), the destinations its filter
+ * names (steps 1 to RBH_GROUPS - 1, group home ^ step), then the chain if
+ * the filter names it (step = group, in each overflow bucket).
+ */
+static void *rbh_walk_on(struct rbh_iter *rbhi)
+{
+	struct rbh_bucket *bucket = rbhi->bucket;
+	unsigned int home;
+	void *p;
+
+	if (!rbhi->in_chain) {
+		home = rbh_home(rbhi->key);
+		if (!rbhi->step) {
+			p = rbh_next_in_group(rbhi, bucket, home);
+			if (p)
+				return p;
+			rbhi->filter = READ_ONCE(*rbh_filter(bucket, home));
+			rbhi->step = 1;
+			rbhi->index = 0;
+		}
+		for (; rbhi->step < RBH_GROUPS; rbhi->step++, rbhi->index = 0) {
+			if (!(rbhi->filter &
+			      rbh_filter_bit(rbhi->key, rbhi->step - 1)))
+				continue;
+			p = rbh_next_in_group(rbhi, bucket, home ^ rbhi->step);
+			if (p)
+				return p;
+		}
+		if (!(rbhi->filter & rbh_filter_bit(rbhi->key, RBH_CHAIN_DEST)))
 			goto done;
-		rbhi->bucket = bucket;
-		rbhi->index = 0;
-		rbhi->in_chain = false;
+		rbhi->in_chain = true;
 	}
 
 	for (;;) {
-		u32 key = rbhi->key;
-		unsigned int i;
-
-		/*
-		 * Compare in registers, and write the iterator only when
-		 * returning: a lookup that finds nothing compares every key.
-		 */
-		for (i = rbhi->index;
-		     (i = rbh_find_key(bucket, key, i)) < RBH_ENTRIES; i++) {
-			/*
-			 * Read the pointer after its key.  Pairs with
-			 * smp_store_release() in rbh_set_entry().
-			 */
-			smp_rmb();
-			p = rcu_dereference(bucket->slots[i]);
-			if (p) {
-				rbhi->index = i + 1;
+		for (; rbhi->step < RBH_GROUPS; rbhi->step++, rbhi->index = 0) {
+			p = rbh_next_in_group(rbhi, bucket, rbhi->step);
+			if (p)
 				return p;
-			}
 		}
-		rbhi->index = RBH_ENTRIES;
-		if (!rbhi->in_chain) {
-			/*
-			 * Read the header after the keys.  A writer that moves
-			 * an entry from the primary bucket into its chain
-			 * (never back) writes the header (flags, chain_key,
-			 * chain) before it clears the key here, so a reader
-			 * that saw the key cleared sees a header that leads to
-			 * the entry.  Pairs with smp_wmb() in rbh_place() and
-			 * smp_store_release() in rbh_clear_entry().
-			 */
-			smp_rmb();
-			if (!rbh_chain_may_hold(bucket, rbhi->key))
-				goto done;
-			rbhi->in_chain = true;
-		}
-		next = rcu_dereference(bucket->h.chain);
-		if (!next)
+		bucket = rcu_dereference(bucket->h.chain);
+		if (!bucket)
 			goto done;
-		rbhi->bucket = next;
-		bucket = next;
+		rbhi->bucket = bucket;
+		rbhi->step = RBH_HEAD_GROUP;
 		rbhi->index = 0;
 	}
 done:
-	rbhi->index = RBH_ENTRIES + 1;
+	rbhi->step = RBH_ITER_DONE;
 	return NULL;
 }
-EXPORT_SYMBOL_GPL(rbh_next);
+
+/* What rbh_next() does not do inline: see there. */
+void *__rbh_next(struct rbh_iter *rbhi)
+{
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "iteration without the RCU read lock");
+	if (rbhi->step == RBH_ITER_DONE)
+		return NULL;
+	return rbh_walk_on(rbhi);
+}
+EXPORT_SYMBOL_GPL(__rbh_next);
 
 /**
  * rbh_iter_lock() - Lock the bucket holding the iterator's hash.
@@ -1554,8 +1633,10 @@ void rbh_iter_lock(struct rbh_iter *rbhi)
 	rcu_read_lock();
 	rbhi->key = rbh_key(rbhi->hash);
 	rbhi->locked = rbh_lock_bucket(rbhi->rbh, rbhi->key, NULL);
-	rbhi->bucket = NULL;
+	rbhi->bucket = rbhi->locked;
+	rbhi->step = rbhi->locked ? 0 : RBH_ITER_DONE;
 	rbhi->index = 0;
+	rbhi->in_chain = false;
 	rbhi->removed = false;
 }
 EXPORT_SYMBOL_GPL(rbh_iter_lock);
@@ -1569,18 +1650,21 @@ EXPORT_SYMBOL_GPL(rbh_iter_lock);
  */
 void rbh_iter_remove(struct rbh_iter *rbhi, void *p)
 {
-	struct rbh_bucket *bucket = rbhi->bucket;
-	unsigned int i = rbhi->index - 1;
+	struct rbh_pos pos = { .bucket = rbhi->bucket };
 
-	if (WARN_ON_ONCE(!rbhi->locked || !bucket || !rbhi->index ||
-			 rbhi->index > RBH_ENTRIES))
+	if (WARN_ON_ONCE(!rbhi->locked || !pos.bucket || !rbhi->index ||
+			 rbhi->step >= RBH_GROUPS))
 		return;
 	lockdep_assert_held(&rbhi->locked->h.lock);
-	if (WARN_ON_ONCE(bucket->keys[i] != rbhi->key ||
-			 rcu_access_pointer(bucket->slots[i]) != p || !p))
+	pos.group = rbhi->in_chain ? rbhi->step :
+				     rbh_home(rbhi->key) ^ rbhi->step;
+	pos.index = rbhi->index - 1;
+	if (WARN_ON_ONCE(rbh_keys(pos.bucket, pos.group)[pos.index] != rbhi->key ||
+			 rcu_access_pointer(rbh_slots(pos.bucket, pos.group)[pos.index]) != p ||
+			 !p))
 		return;
 	/* The iterator may stand in an emptied chain bucket: tidy later */
-	rbh_remove_entry(rbhi->locked, bucket, i, false);
+	rbh_remove_entry(rbhi->locked, &pos, rbhi->key, false);
 	rbhi->removed = true;
 }
 EXPORT_SYMBOL_GPL(rbh_iter_remove);
@@ -1601,6 +1685,7 @@ void rbh_iter_unlock(struct rbh_iter *rbhi)
 	if (primary) {
 		if (rbhi->removed) {
 			rbh_tidy_chain(primary);
+			rbh_refilter(primary, rbhi->key);
 			fold = rbh_fold_likely(primary);
 			merge = rbh_merge_likely(rbhi->rbh, primary,
 						 rbhi->key);
@@ -1610,12 +1695,11 @@ void rbh_iter_unlock(struct rbh_iter *rbhi)
 	rcu_read_unlock();
 	rbhi->locked = NULL;
 	rbhi->bucket = NULL;
-	rbhi->index = RBH_ENTRIES + 1;
+	rbhi->step = RBH_ITER_DONE;
 	if (rbhi->removed)
 		rbh_shrink(rbhi->rbh, rbhi->key, fold, merge);
 }
 EXPORT_SYMBOL_GPL(rbh_iter_unlock);
-
 /**
  * rbh_init() - Initialise a rosebush.
  * @rbh: The rosebush.
@@ -1697,18 +1781,25 @@ bool rbh_empty(const struct rbh *rbh)
 }
 EXPORT_SYMBOL_GPL(rbh_empty);
 
-/* Count the entries and reservations of one bucket into @stats. */
+/*
+ * Count the entries and reservations of one bucket into @stats, and those
+ * of a primary bucket (@primary) that are not in their home group.
+ */
 static unsigned int rbh_stats_bucket(struct rbh_bucket *bucket, u32 ref,
-				     struct rbh_stats *stats)
+				     bool primary, struct rbh_stats *stats)
 {
-	unsigned int i, used = 0;
+	unsigned int g, i, used = 0;
 
 	stats->bytes += RBH_BUCKET_SIZE;
-	for (i = 0; i < RBH_ENTRIES; i++) {
-		if ((READ_ONCE(bucket->keys[i]) ^ ref) & BIT(31))
+	rbh_for_each_entry(g, i) {
+		u32 key = READ_ONCE(rbh_keys(bucket, g)[i]);
+
+		if ((key ^ ref) & BIT(31))
 			continue;
 		used++;
-		if (rcu_access_pointer(bucket->slots[i]))
+		if (primary && rbh_home(key) != g)
+			stats->spilled++;
+		if (rcu_access_pointer(rbh_slots(bucket, g)[i]))
 			stats->entries++;
 		else
 			stats->reserved++;
@@ -1752,12 +1843,12 @@ void rbh_stats(struct rbh *rbh, struct rbh_stats *stats)
 		     i = rbh_walk_next(primary, depth, i)) {
 			primary = rbh_walk(table, depth, i, &ref);
 			stats->buckets++;
-			used = rbh_stats_bucket(primary, ref, stats);
+			used = rbh_stats_bucket(primary, ref, true, stats);
 			stats->occupancy[min_t(unsigned int, used, RBH_ENTRIES)]++;
 			bucket = primary;
 			while ((bucket = rcu_dereference(bucket->h.chain))) {
 				stats->overflow_buckets++;
-				rbh_stats_bucket(bucket, ref, stats);
+				rbh_stats_bucket(bucket, ref, false, stats);
 			}
 		}
 	}
@@ -1782,7 +1873,7 @@ static void rbh_free_all(struct rbh *rbh,
 {
 	struct rbh_bucket __rcu **table;
 	struct rbh_bucket *primary, *bucket, *next;
-	unsigned int depth, i;
+	unsigned int depth, g, i;
 	unsigned long index;
 	u32 ref;
 
@@ -1800,10 +1891,10 @@ static void rbh_free_all(struct rbh *rbh,
 		primary = rbh_walk(table, depth, index, &ref);
 		for (bucket = primary; bucket;
 		     bucket = rcu_dereference_protected(bucket->h.chain, 1)) {
-			for (i = 0; i < RBH_ENTRIES; i++) {
-				void *p = rcu_dereference_protected(bucket->slots[i], 1);
+			rbh_for_each_entry(g, i) {
+				void *p = rcu_dereference_protected(rbh_slots(bucket, g)[i], 1);
 
-				if (!rbh_entry_free(bucket, i, ref) && p)
+				if (!rbh_entry_free(bucket, g, i, ref) && p)
 					free_fn(p, arg);
 			}
 		}

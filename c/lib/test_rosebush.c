@@ -856,51 +856,110 @@ static void rbh_same_pointer_many_times(struct kunit *test)
 	rbh_test_destroy(test, rbh);
 }
 
+/* Entries rbh_spilled_entries() puts in an overflow chain */
+#define RBH_TEST_CHAINED	3
+
 /*
- * Keys one bit apart in neighbouring entries.  rbh_next() compares two
- * keys per load, and its test for a match is exact in the lower key of a
- * pair but not in the upper one when the lower matches: key ^ 1 looks
- * like a match there.  Fill one bucket with pairs (k, k ^ 1), the even
- * key first in half of them and the odd key first in the others, and
- * check that each hash gives back its own pointer and no other.  The
- * iteration guarantee would allow another hash's pointer; that none comes
- * back from a rosebush nobody is changing is what shows the false match
- * was seen through.  This relies on an empty bucket filling its lowest
- * free entries first.
+ * Check that each of @n keys not @gone is found exactly once, with its
+ * pointer, and that nothing else is returned for it.
  */
-static void rbh_keys_one_bit_apart(struct kunit *test)
+static void rbh_test_check_keys(struct kunit *test, struct rbh *rbh,
+				const u32 *keys, const bool *gone,
+				unsigned int n, const char *after)
+{
+	unsigned long total;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (gone[i])
+			continue;
+		KUNIT_EXPECT_EQ_MSG(test, rbh_test_count(rbh, rbh_test_hash_of_key(keys[i]),
+							 rbh_test_ptr(i), &total), 1UL,
+				    "entry %u, key %#x, %s", i, keys[i], after);
+		KUNIT_EXPECT_EQ_MSG(test, total, 1UL, "entry %u, key %#x, %s",
+				    i, keys[i], after);
+	}
+}
+
+/* Remove entry @i of rbh_spilled_entries() through a locked iteration. */
+static void rbh_test_iter_remove_one(struct kunit *test, struct rbh *rbh,
+				     u32 key, unsigned int i)
+{
+	RBH_ITER(iter, rbh, rbh_test_hash_of_key(key));
+	unsigned int found = 0;
+	void *p;
+
+	rbh_iter_lock(&iter);
+	while ((p = rbh_next(&iter)) != NULL) {
+		if (p != rbh_test_ptr(i))
+			continue;
+		rbh_iter_remove(&iter, p);
+		found++;
+	}
+	rbh_iter_unlock(&iter);
+	KUNIT_EXPECT_EQ_MSG(test, found, 1U, "locked removal of entry %u", i);
+}
+
+/*
+ * Entries whose home group is full.  A lookup reads the group its key
+ * chooses and, only if that group's filter names them, another group of
+ * the bucket or its overflow chain.  Fill one bucket with keys that share
+ * their home group and their filter bits, so that every other group and
+ * the chain hold entries under the same bit, then remove them one at a
+ * time, half through locked iterations, and check after each removal that
+ * the others are still found: a bit stays set while any entry needs it.
+ * This looks at the bucket format (rbh_home(), rbh_filter_mask()).
+ */
+static void rbh_spilled_entries(struct kunit *test)
 {
 	struct rbh *rbh = rbh_test_new(test);
 	struct rbh_stats *st = rbh_test_stats_alloc(test);
 	unsigned int cap = rbh_test_capacity(test, rbh, st);
-	unsigned int i, n = cap & ~1U;
-	unsigned long total;
-	u32 keys[RBH_MAX_ENTRIES];
+	unsigned int i, n = cap + RBH_TEST_CHAINED;
+	u32 keys[RBH_MAX_ENTRIES + RBH_TEST_CHAINED], k;
+	bool gone[ARRAY_SIZE(keys)] = { };
+	char after[32];
 
 	KUNIT_ASSERT_LE(test, n, ARRAY_SIZE(keys));
-	/* Top bit clear: all in the first bucket of the two-slot table */
-	for (i = 0; i < n; i++) {
-		u32 even = 0x1000 * (i / 2 + 1);
-
-		keys[i] = (i & 1) == ((i / 2) & 1) ? even : even ^ 1;
+	/*
+	 * Top two bits clear: all in the first bucket of the two-slot
+	 * table, which a split at its second bit would not divide, so the
+	 * last entries go to a chain.
+	 */
+	for (k = 0x1000, i = 0; i < n && k < BIT(30); k += 0x1000) {
+		if (i && (rbh_home(k) != rbh_home(keys[0]) ||
+			  rbh_filter_mask(k) != rbh_filter_mask(keys[0])))
+			continue;
+		keys[i++] = k;
+	}
+	KUNIT_ASSERT_EQ(test, i, n);
+	for (i = 0; i < n; i++)
 		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_hash_of_key(keys[i]),
 						 rbh_test_ptr(i)), 0);
+	rbh_test_stats(test, rbh, st);
+	KUNIT_EXPECT_EQ(test, st->table_slots, 2UL);
+	KUNIT_EXPECT_EQ(test, st->overflow_buckets, 1UL);
+	/* The home group holds RBH_GROUP_MAX; the rest of the bucket spilled */
+	KUNIT_EXPECT_EQ(test, st->spilled, (unsigned long)(cap - RBH_GROUP_MAX));
+	rbh_test_check_keys(test, rbh, keys, gone, n, "after the inserts");
+
+	/*
+	 * Newest first: the chain, then each other group, lose one entry
+	 * while others under the same filter bit remain.
+	 */
+	for (i = n; i-- > 0; ) {
+		if (i & 1)
+			rbh_test_iter_remove_one(test, rbh, keys[i], i);
+		else
+			KUNIT_EXPECT_EQ(test, rbh_remove(rbh, rbh_test_hash_of_key(keys[i]),
+							 rbh_test_ptr(i)), 0);
+		gone[i] = true;
+		snprintf(after, sizeof(after), "after removing %u", i);
+		rbh_test_check_keys(test, rbh, keys, gone, n, after);
 	}
 	rbh_test_stats(test, rbh, st);
-	KUNIT_ASSERT_EQ(test, st->table_slots, 2UL);
-	KUNIT_ASSERT_EQ(test, st->occupancy[n], 1UL);
-
-	for (i = 0; i < n; i++) {
-		u32 hash = rbh_test_hash_of_key(keys[i]);
-
-		KUNIT_EXPECT_EQ_MSG(test, rbh_test_count(rbh, hash, rbh_test_ptr(i),
-							 &total), 1UL,
-				    "entry %u, key %#x", i, keys[i]);
-		KUNIT_EXPECT_EQ_MSG(test, total, 1UL, "entry %u, key %#x", i, keys[i]);
-	}
-	for (i = 0; i < n; i++)
-		KUNIT_EXPECT_EQ(test, rbh_remove(rbh, rbh_test_hash_of_key(keys[i]),
-						 rbh_test_ptr(i)), 0);
+	KUNIT_EXPECT_EQ(test, st->spilled, 0UL);
+	KUNIT_EXPECT_EQ(test, st->overflow_buckets, 0UL);
 	KUNIT_EXPECT_TRUE(test, rbh_empty(rbh));
 	rbh_test_destroy(test, rbh);
 }
@@ -2449,7 +2508,8 @@ static void rbh_test_thread_result(struct rbh_test_thread *t, int err)
 /*
  * Writer @t's hash for entry @i of @round.  In odd rounds the first
  * 3 * capacity entries share the hash of a stable entry, giving its
- * bucket an overflow chain into which the stable entry may move.
+ * bucket an overflow chain and setting and clearing the filter bits that
+ * readers of the stable entry test, while they walk.
  */
 static u32 rbh_test_writer_hash(struct rbh_test_thread *t,
 				struct rnd_state *rnd, unsigned int round,
@@ -2924,7 +2984,7 @@ static struct kunit_case rosebush_cases[] = {
 	KUNIT_CASE(rbh_next_skips_reservations),
 	KUNIT_CASE(rbh_iter_remove_while_locked),
 	KUNIT_CASE(rbh_same_pointer_many_times),
-	KUNIT_CASE(rbh_keys_one_bit_apart),
+	KUNIT_CASE(rbh_spilled_entries),
 	KUNIT_CASE_PARAM(rbh_insert_iterate_remove, rbh_test_sizes_gen_params),
 	KUNIT_CASE(rbh_equal_hash_flood),
 	KUNIT_CASE(rbh_chain_folds_back),

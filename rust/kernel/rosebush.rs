@@ -461,6 +461,7 @@ impl<T: ForeignOwnable> Rosebush<T> {
     /// assert_eq!(stats.entries, 1000);
     /// assert!(stats.table_slots.is_power_of_two());
     /// assert_eq!(stats.occupancy.iter().sum::<usize>(), stats.buckets);
+    /// assert!(stats.spilled < stats.entries);
     /// pr_info!("{} buckets, {} bytes for 1000 entries\n", stats.buckets, stats.bytes);
     /// # Ok::<(), Error>(())
     /// ```
@@ -483,6 +484,7 @@ impl<T: ForeignOwnable> Rosebush<T> {
             bytes: raw.bytes,
             bucket_capacity: capacity,
             occupancy,
+            spilled: raw.spilled,
             grows: raw.grows,
             shrinks: raw.shrinks,
             splits: raw.splits,
@@ -548,6 +550,9 @@ pub struct Stats {
     /// `occupancy[n]` primary buckets hold `n` entries or reservations, for `n` up to
     /// `bucket_capacity`.
     pub occupancy: [usize; MAX_BUCKET_ENTRIES + 1],
+    /// Entries and reservations in primary buckets outside their home group, which a lookup
+    /// finds in a second cache line.
+    pub spilled: usize,
     /// Times the table doubled.
     pub grows: usize,
     /// Times the table halved.

@@ -25,10 +25,11 @@ cp "$tree/lib/rosebush.c" "$pristine"
 
 bad=0
 printf '%-20s %-8s %s\n' MUTANT RESULT 'FIRST FAILURE'
-while IFS='|' read -r name func line; do
+while IFS='|' read -r name func line replacement; do
 	name=$(echo "$name" | xargs)
 	func=$(echo "$func" | xargs)
 	line=$(echo "$line" | sed 's/^ *//; s/ *$//')
+	replacement=$(echo "$replacement" | sed 's/^ *//; s/ *$//')
 	survives=$(awk -v n="$name" '
 		/^# survives:/ { s = 1; next }
 		/^#/ { next }
@@ -39,9 +40,9 @@ while IFS='|' read -r name func line; do
 		continue
 	fi
 	if ! python3 - "$pristine" "$scratch/work/linux/lib/rosebush.c" \
-		"$func" "$line" <<'PY'
+		"$func" "$line" "$replacement" <<'PY'
 import re, sys
-src, dst, func, line = sys.argv[1:]
+src, dst, func, line, replacement = sys.argv[1:]
 text = open(src).read().split('\n')
 start = next((i for i, l in enumerate(text)
               if re.match(r'^[a-z].*\b' + re.escape(func) + r'\(', l)), None)
@@ -49,7 +50,11 @@ if start is None:
     sys.exit(f'no function {func}')
 for i in range(start, len(text)):
     if text[i].strip() == line:
-        del text[i]
+        if replacement:
+            indent = text[i][:len(text[i]) - len(text[i].lstrip())]
+            text[i] = indent + replacement
+        else:
+            del text[i]
         break
     if text[i] == '}':
         sys.exit(f'{func} has no line "{line}"')
@@ -65,6 +70,11 @@ PY
 		result=survived
 		first=-
 		[ "$survives" = 1 ] || bad=1
+	elif grep -qE '\.[ch]:[0-9]+:[0-9]+: error:' "$log"; then
+		# A mutant that does not compile shows nothing about the tests
+		result=broken
+		first=$(grep -m1 -E '\.[ch]:[0-9]+:[0-9]+: error:' "$log" | cut -c1-90)
+		bad=1
 	else
 		result=killed
 		first=$(grep -m1 -E '^ *not ok|ERROR|FAILED|WARNING|error:|timed out|rosebush-fuzz:|still allocated|violation|assertion failed' \

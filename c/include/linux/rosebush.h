@@ -7,8 +7,12 @@
 #ifndef _LINUX_ROSEBUSH_H
 #define _LINUX_ROSEBUSH_H
 
+#include <linux/bitops.h>
+#include <linux/bits.h>
 #include <linux/compiler.h>
 #include <linux/gfp_types.h>
+#include <linux/hash.h>
+#include <linux/limits.h>
 #include <linux/rcupdate.h>
 #include <linux/spinlock_types.h>
 #include <linux/types.h>
@@ -105,11 +109,13 @@ struct rbh_iter {
 	u32 hash;
 	/* private: */
 	u32 key;
-	struct rbh_bucket *bucket;
-	struct rbh_bucket *locked;
-	unsigned int index;
+	u32 filter;		/* The home group's filter */
+	u8 step;		/* Group (and destination) being walked */
+	u8 index;		/* Next entry in that group */
 	bool in_chain;
 	bool removed;
+	struct rbh_bucket *bucket;
+	struct rbh_bucket *locked;
 };
 
 /**
@@ -121,7 +127,6 @@ struct rbh_iter {
 #define RBH_ITER(name, _rbh, _hash)					\
 	struct rbh_iter name = { .rbh = _rbh, .hash = _hash, }
 
-void *rbh_next(struct rbh_iter *rbhi);
 void rbh_iter_lock(struct rbh_iter *rbhi);
 void rbh_iter_remove(struct rbh_iter *rbhi, void *p);
 void rbh_iter_unlock(struct rbh_iter *rbhi);
@@ -141,6 +146,9 @@ void rbh_iter_unlock(struct rbh_iter *rbhi);
  * @bucket_capacity: Entries one bucket holds on this configuration.
  * @occupancy: @occupancy[n] is the number of primary buckets holding
  *	n entries or reservations, for n up to @bucket_capacity.
+ * @spilled: Entries and reservations in primary buckets that are not in
+ *	their home group, so that finding them reads a second cache line
+ *	(see "Buckets" in Documentation/core-api/rosebush.rst).
  * @grows: Times the table doubled.
  * @shrinks: Times the table halved.
  * @splits: Buckets split because they were full.
@@ -156,6 +164,7 @@ struct rbh_stats {
 	unsigned long bytes;
 	unsigned int bucket_capacity;
 	unsigned long occupancy[RBH_MAX_ENTRIES + 1];
+	unsigned long spilled;
 	unsigned long grows;
 	unsigned long shrinks;
 	unsigned long splits;
@@ -164,6 +173,227 @@ struct rbh_stats {
 };
 
 void rbh_stats(struct rbh *rbh, struct rbh_stats *stats);
+
+/*
+ * Private: the bucket format, and the first step of rbh_next(), which is
+ * inline so that a lookup costs no call.  Nothing outside lib/rosebush.c
+ * may use them.  See "Buckets" in Documentation/core-api/rosebush.rst.
+ *
+ * A bucket is 256 bytes: a header, then entries in *groups*, each of which
+ * has a 64-byte cache line to itself (the header's line holds a shorter
+ * group).  A group is a filter word, the keys and the pointers, so that a
+ * lookup finds its key and its pointer in one line: that of its key's
+ * *home* group.  An entry whose home group is full goes to another group
+ * of the bucket, or to the bucket's overflow chain, and its home group's
+ * filter records which one.  The number of entries depends on the size of
+ * spinlock_t, which lock debugging makes much larger.
+ */
+struct rbh_bucket_head {
+	/* Serialises changes to this bucket and its chain */
+	spinlock_t lock;
+	u8 depth;		/* The bucket holds keys with this many top bits */
+	u8 flags;
+	u8 count;		/* Entries in use (stored or reserved) */
+	u8 contention;		/* Contended lock acquisitions */
+	struct rbh_bucket __rcu *chain;	/* Overflow buckets */
+	struct rcu_head rcu;
+};
+
+#define RBH_BUCKET_SIZE	(sizeof(struct rbh_bucket_head) > 128 ? 512 : 256)
+#define RBH_GROUP_SIZE	64
+#define RBH_GROUPS	(RBH_BUCKET_SIZE / RBH_GROUP_SIZE)
+#define RBH_ENTRY_SIZE	(sizeof(u32) + sizeof(void *))
+/* Entries in a whole group: 5 on 64-bit, 7 on 32-bit */
+#define RBH_GROUP_MAX	((RBH_GROUP_SIZE - sizeof(u32)) / RBH_ENTRY_SIZE)
+/* The group in which the header ends, and what is left of it */
+#define RBH_HEAD_GROUP	(sizeof(struct rbh_bucket_head) / RBH_GROUP_SIZE)
+#define RBH_HEAD_ROOM	((RBH_HEAD_GROUP + 1) * RBH_GROUP_SIZE -	\
+			 sizeof(struct rbh_bucket_head))
+#define RBH_HEAD_ENTRIES (sizeof(u32) + RBH_ENTRY_SIZE > RBH_HEAD_ROOM ? 0 : \
+			  (RBH_HEAD_ROOM - sizeof(u32)) / RBH_ENTRY_SIZE)
+/* The whole groups, after the header's: the homes */
+#define RBH_HOMES	(RBH_GROUPS - 1 - RBH_HEAD_GROUP)
+#define RBH_ENTRIES	(RBH_HEAD_ENTRIES + RBH_HOMES * RBH_GROUP_MAX)
+
+/*
+ * A whole group ends its cache line with its pointers, which that aligns;
+ * the keys come before them and the filter before the keys.  The header's
+ * group is laid out in the same way in what the header leaves.
+ */
+#define RBH_WHOLE_KEYS	(RBH_GROUP_SIZE - RBH_GROUP_MAX * RBH_ENTRY_SIZE)
+#define RBH_WHOLE_SLOTS	(RBH_GROUP_SIZE - RBH_GROUP_MAX * sizeof(void *))
+
+struct rbh_bucket {
+	union {
+		struct rbh_bucket_head h;
+		u8 bytes[RBH_BUCKET_SIZE];
+	};
+};
+
+/*
+ * Each group's filter has RBH_GROUPS fields of RBH_FILTER_BITS bits, one
+ * for each *destination* of entries whose home it is: destination s - 1
+ * is the group whose number is the home's XOR s (for s from 1 to
+ * RBH_GROUPS - 1), and destination RBH_CHAIN_DEST the overflow chain.  An
+ * entry stored in a destination sets the bit of that field its key
+ * selects, so a lookup looks in a destination only if its bit is set
+ * there, and most lookups that find nothing in the home group stop.
+ */
+#define RBH_FILTER_BITS	(32 / RBH_GROUPS)
+#define RBH_CHAIN_DEST	(RBH_GROUPS - 1)
+/* The lowest bit of every field */
+#define RBH_FILTER_LOW	(RBH_GROUPS == 4 ? 0x01010101U : 0x11111111U)
+
+/* The table word keeps the table's depth in its low bits. */
+#define RBH_DEPTH_MASK	31UL
+/* rbhi->step once an iteration has ended */
+#define RBH_ITER_DONE	U8_MAX
+
+static __always_inline struct rbh_bucket __rcu **
+rbh_untag(unsigned long tagged, unsigned int *depth)
+{
+	*depth = tagged & RBH_DEPTH_MASK;
+	return (struct rbh_bucket __rcu **)(tagged & ~RBH_DEPTH_MASK);
+}
+
+/*
+ * Buckets store keys, not the caller's hashes: multiplying by an odd
+ * constant is a bijection, so equal keys mean equal hashes, and it spreads
+ * hashes whose information is all in their low bits over the top bits,
+ * which index the table.
+ */
+static __always_inline u32 rbh_key(u32 hash)
+{
+	return hash * GOLDEN_RATIO_32;
+}
+
+/* The slot of a table of depth @depth that @key indexes. */
+static __always_inline unsigned long rbh_index(u32 key, unsigned int depth)
+{
+	return key >> (32 - depth);
+}
+
+/*
+ * The keys in a bucket share their top bits, which chose the bucket; the
+ * home group and the filter bits come from the top bits of another odd
+ * multiple of the key, which depend on all of its bits.
+ */
+static __always_inline u32 rbh_mix(u32 key)
+{
+	return key * 0x85ebca6bU;
+}
+
+/* The home group of @key: each whole group is the home of a third. */
+static __always_inline unsigned int rbh_home(u32 key)
+{
+	return RBH_HEAD_GROUP + 1 + (((u64)rbh_mix(key) * RBH_HOMES) >> 32);
+}
+
+/* The filter bits @key selects, one in each destination's field. */
+static __always_inline u32 rbh_filter_mask(u32 key)
+{
+	return RBH_FILTER_LOW << ((rbh_mix(key) >> 16) & (RBH_FILTER_BITS - 1));
+}
+
+static __always_inline u32 *rbh_home_keys(struct rbh_bucket *bucket,
+					  unsigned int g)
+{
+	return (u32 *)(bucket->bytes + g * RBH_GROUP_SIZE + RBH_WHOLE_KEYS);
+}
+
+static __always_inline void __rcu **rbh_home_slots(struct rbh_bucket *bucket,
+						   unsigned int g)
+{
+	return (void __rcu **)(bucket->bytes + g * RBH_GROUP_SIZE +
+			       RBH_WHOLE_SLOTS);
+}
+
+static __always_inline u32 *rbh_home_filter(struct rbh_bucket *bucket,
+					    unsigned int g)
+{
+	return rbh_home_keys(bucket, g) - 1;
+}
+
+void *__rbh_next(struct rbh_iter *rbhi);
+
+/**
+ * rbh_next() - Return the next pointer stored under the iterator's hash.
+ * @rbhi: The iterator, from RBH_ITER().
+ *
+ * Every pointer that was stored under the hash before the iteration began
+ * and is still stored after it ends is returned, even if the table
+ * changes shape in the meantime.  Pointers stored under other hashes,
+ * pointers removed during the iteration, and a pointer twice may be
+ * returned as well: check that the object matches.
+ *
+ * The first call looks in one cache line of one bucket, inline; most
+ * lookups end there.
+ *
+ * Context: RCU read lock held, or the iterator was locked with
+ * rbh_iter_lock().  Does not sleep.
+ * Return: The next pointer, or NULL when there are no more.
+ */
+static inline void *rbh_next(struct rbh_iter *rbhi)
+{
+	struct rbh_bucket __rcu **table;
+	unsigned int depth, g, i, match;
+	struct rbh_bucket *bucket;
+	unsigned long tagged;
+	u32 key, *keys;
+	void *p;
+
+	if (rbhi->bucket || rbhi->step)
+		return __rbh_next(rbhi);
+
+	key = rbh_key(rbhi->hash);
+	/* Pairs with smp_store_release() in rbh_publish_table() */
+	tagged = READ_ONCE(rbhi->rbh->rbh_table);
+	if (unlikely(!tagged))
+		goto done;
+	table = rbh_untag(tagged, &depth);
+	bucket = rcu_dereference(table[rbh_index(key, depth)]);
+	g = rbh_home(key);
+	keys = rbh_home_keys(bucket, g);
+	/*
+	 * Compare every key, without a branch that depends on which one
+	 * matches: one bit per key, in a loop the compiler unrolls.
+	 */
+	match = 0;
+	for (i = 0; i < RBH_GROUP_MAX; i++)
+		match |= (unsigned int)(READ_ONCE(keys[i]) == key) << i;
+	if (match) {
+		i = __ffs(match);
+		/*
+		 * Read the pointer after its key.  Pairs with
+		 * smp_store_release() in rbh_set_entry().
+		 */
+		smp_rmb();
+		p = rcu_dereference(rbh_home_slots(bucket, g)[i]);
+		rbhi->key = key;
+		rbhi->bucket = bucket;
+		rbhi->index = i + 1;
+		if (likely(p))
+			return p;
+		/* A reservation: rbh_walk_on() goes on from the next entry */
+		return __rbh_next(rbhi);
+	}
+	/*
+	 * Entries never move, so the filter may be read at any time after
+	 * the walk began: an entry stored before then set its bit before it
+	 * was stored, and the bit stays set while the entry is stored.
+	 */
+	rbhi->filter = READ_ONCE(*rbh_home_filter(bucket, g));
+	if (likely(!(rbhi->filter & rbh_filter_mask(key))))
+		goto done;
+	rbhi->key = key;
+	rbhi->bucket = bucket;
+	rbhi->step = 1;
+	rbhi->index = 0;
+	return __rbh_next(rbhi);
+done:
+	rbhi->step = RBH_ITER_DONE;
+	return NULL;
+}
 
 #if IS_ENABLED(CONFIG_KUNIT)
 /*
