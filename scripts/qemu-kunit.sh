@@ -50,7 +50,6 @@ opts=(--arch=x86_64 --qemu_config="$top/qemu/x86_64.py"
       --make_options CLIPPY=1 "${configs[@]}")
 out=$build/kunit-output.log
 rc=0
-rm -f "$build/test.log" "$build/results-raw.ktap"
 PYTHONUNBUFFERED=1 python3 tools/testing/kunit/kunit.py build "${opts[@]}" |
 	tee "$out" || rc=$?
 if [ "$rc" != 0 ]; then
@@ -63,9 +62,11 @@ if grep -E -B3 -A12 'lib/(test_)?rosebush\.c:[0-9]+:[0-9]+: warning|--> .*(rust/
 	echo "$name: the build warned about the series' files (see above)" >&2
 	rc=1
 fi
+# A build for qemu-sample or qemu-bench keeps the last boot's logs.
 if [ -n "${KUNIT_BUILD_ONLY:-}" ]; then
 	exit $rc
 fi
+rm -f "$build/test.log" "$build/results-raw.ktap"
 
 "$top/scripts/initramfs.sh" "$build" "$build/kunit-initramfs.cpio" "$top/qemu/kunit-init.sh"
 cmdline="console=ttyS0 panic=-1 printk.devkmsg=on kunit.enable=1"

@@ -60,11 +60,18 @@ static_assert(sizeof(u32) <= RBH_WHOLE_KEYS);
  */
 #define RBH_CONTENTION_HOLD	128
 /*
- * The table may double only while it has at most this many slots per
- * bucket.  Keys chosen to defeat splitting then go to overflow chains
- * instead of inflating the table.
+ * The table may double while it has at most RBH_SLOTS_PER_BUCKET slots per
+ * bucket.  With random keys, the table is as deep as the deepest bucket,
+ * and only a handful of buckets are: they take an overflow bucket rather
+ * than double it, which halves the table (and its share of the cache) at
+ * the cost of a chain for a few buckets.  A full bucket that already has
+ * a full chain may double it up to RBH_SLOTS_PER_BUCKET_MAX slots per bucket,
+ * so that keys crowded into part of the range split their buckets soon;
+ * keys chosen to defeat splitting then go to overflow chains instead of
+ * inflating the table.
  */
-#define RBH_SLOTS_PER_BUCKET	16
+#define RBH_SLOTS_PER_BUCKET		3
+#define RBH_SLOTS_PER_BUCKET_MAX	16
 #define RBH_MAX_DEPTH		30
 #define RBH_MIN_TABLE_BYTES	(RBH_DEPTH_MASK + 1)
 
@@ -720,22 +727,40 @@ static void rbh_grow(struct rbh *rbh, struct rbh_spares *spares)
 	WRITE_ONCE(rbh->rbh_grows, rbh->rbh_grows + 1);
 }
 
-/* Under the resize lock, or a hint without it. */
-static bool rbh_may_grow(const struct rbh *rbh, unsigned int depth)
+/* Does the locked @primary have a chain with no free entry? */
+static bool rbh_chain_full(struct rbh_bucket *primary)
 {
-	return depth < RBH_MAX_DEPTH &&
-		(2UL << depth) <= RBH_SLOTS_PER_BUCKET *
-				  (unsigned long)READ_ONCE(rbh->rbh_nr_buckets);
+	struct rbh_bucket *bucket = rbh_chain_locked(primary, primary);
+
+	if (!bucket)
+		return false;
+	for (; bucket; bucket = rbh_chain_locked(primary, bucket))
+		if (bucket->h.count < RBH_ENTRIES)
+			return false;
+	return true;
 }
 
-/* Could a full @bucket be split, as far as a lockless look tells? */
-static bool rbh_may_split(const struct rbh *rbh,
-			  const struct rbh_bucket *bucket)
+/*
+ * May the table of depth @depth double so that the full, locked @bucket
+ * can split?  Under the resize lock, or a hint without it.
+ */
+static bool rbh_may_grow(const struct rbh *rbh, unsigned int depth,
+			 struct rbh_bucket *bucket)
+{
+	unsigned long buckets = READ_ONCE(rbh->rbh_nr_buckets);
+	unsigned long limit = rbh_chain_full(bucket) ?
+			RBH_SLOTS_PER_BUCKET_MAX : RBH_SLOTS_PER_BUCKET;
+
+	return depth < RBH_MAX_DEPTH && (2UL << depth) <= limit * buckets;
+}
+
+/* Could the full, locked @bucket be split, as far as a lockless look tells? */
+static bool rbh_may_split(const struct rbh *rbh, struct rbh_bucket *bucket)
 {
 	unsigned int depth;
 
 	rbh_untag(rbh_table_word(rbh), &depth);
-	return bucket->h.depth < depth || rbh_may_grow(rbh, depth);
+	return bucket->h.depth < depth || rbh_may_grow(rbh, depth, bucket);
 }
 
 static void rbh_shrink_worker(struct work_struct *work);
@@ -794,12 +819,12 @@ static int rbh_make_room_locked(struct rbh *rbh, u32 key, void *p,
 		if (rbh_chain_locked(bucket, bucket) ||
 		    bucket->h.count < 2 ||
 		    rbh_first_difference(bucket, key) != d ||
-		    (d == depth && !rbh_may_grow(rbh, depth)))
+		    (d == depth && !rbh_may_grow(rbh, depth, bucket)))
 			goto unlock;
 	} else {
 		spare = spares->nr ? rbh_spare(spares) : NULL;
 		result = rbh_place(bucket, key, p,
-				   d < depth || rbh_may_grow(rbh, depth),
+				   d < depth || rbh_may_grow(rbh, depth, bucket),
 				   &spare);
 		if (spare)
 			rbh_spare_put(spares, spare);
@@ -1700,6 +1725,7 @@ void rbh_iter_unlock(struct rbh_iter *rbhi)
 		rbh_shrink(rbhi->rbh, rbhi->key, fold, merge);
 }
 EXPORT_SYMBOL_GPL(rbh_iter_unlock);
+
 /**
  * rbh_init() - Initialise a rosebush.
  * @rbh: The rosebush.

@@ -2816,6 +2816,9 @@ static void rbh_test_contend(struct kunit *test, struct rbh_test_contender *c,
 	KUNIT_ASSERT_EQ(test, c->err, 0);
 }
 
+/* RBH_SLOTS_PER_BUCKET in lib/rosebush.c */
+#define RBH_TEST_SLOTS_PER_BUCKET	3
+
 /* RBH_CONTENTION_SPLIT and RBH_CONTENTION_HOLD in lib/rosebush.c */
 #define RBH_TEST_CONTENTION_SPLIT	16
 #define RBH_TEST_CONTENTION_HOLD	128
@@ -2939,6 +2942,13 @@ static void rbh_shrink_after_million(struct kunit *test)
 	KUNIT_ASSERT_EQ_MSG(test, err, 0, "inserting entry %lu", i - 1);
 	rbh_test_check_counts(test, big, st, RBH_TEST_MILLION, 0);
 	rbh_test_print_stats(test, "10^6 random hashes", st);
+	/*
+	 * The few deepest buckets take an overflow bucket rather than
+	 * double the table, which keeps its size near that of the rest.
+	 */
+	KUNIT_EXPECT_LE(test, st->table_slots,
+			RBH_TEST_SLOTS_PER_BUCKET * st->buckets);
+	KUNIT_EXPECT_LE(test, st->overflow_buckets, st->buckets / 100);
 
 	prandom_seed_state(&rnd, rbh_test_seed);
 	for (i = 0; i < RBH_TEST_MILLION; i++) {

@@ -1162,6 +1162,7 @@ static void bench_print_occupancy(unsigned int nr_sizes)
 	unsigned int size, k;
 
 	printf("\n# rosebush after the fill (rbh_stats): %u entries per bucket;\n"
+	       "# spilled: entries outside their home group (a second line to read);\n"
 	       "# occupancy: how many buckets hold 0, 1, ... %u entries\n",
 	       bench_rbh_stats[0].bucket_capacity,
 	       bench_rbh_stats[0].bucket_capacity);
@@ -1169,10 +1170,11 @@ static void bench_print_occupancy(unsigned int nr_sizes)
 		const struct rbh_stats *s = &bench_rbh_stats[size];
 		unsigned long buckets = s->buckets + s->overflow_buckets;
 
-		printf("%8lu entries: %lu buckets (+%lu overflow), %lu slots, %.1f%% full,",
+		printf("%8lu entries: %lu buckets (+%lu overflow), %lu slots, %.1f%% full, %.1f%% spilled,",
 		       s->entries, s->buckets, s->overflow_buckets,
 		       s->table_slots,
-		       100.0 * s->entries / (buckets * s->bucket_capacity));
+		       100.0 * s->entries / (buckets * s->bucket_capacity),
+		       100.0 * s->spilled / s->entries);
 		printf(" occupancy");
 		for (k = 0; k <= s->bucket_capacity; k++)
 			printf(" %lu", s->occupancy[k]);

@@ -1030,6 +1030,7 @@ static void bench_print_occupancy(void)
 
 	pr_info("# rosebush after the fill (rbh_stats): %u entries per bucket;\n",
 		bench_rbh_stats[0].bucket_capacity);
+	pr_info("# spilled: entries outside their home group (a second line to read);\n");
 	pr_info("# occupancy: how many buckets hold 0, 1, ... %u entries\n",
 		bench_rbh_stats[0].bucket_capacity);
 	for (size = 0; size < opt.nr_sizes; size++) {
@@ -1041,7 +1042,10 @@ static void bench_print_occupancy(void)
 			       s->entries, s->buckets, s->overflow_buckets,
 			       s->table_slots);
 		bench_line_quotient(&l, 0, (u64)s->entries * 100, slots, 1);
-		bench_line_add(&l, "%% full, occupancy");
+		bench_line_add(&l, "%% full, ");
+		bench_line_quotient(&l, 0, (u64)s->spilled * 100,
+				    max_t(u64, s->entries, 1), 1);
+		bench_line_add(&l, "%% spilled, occupancy");
 		for (k = 0; k <= s->bucket_capacity; k++)
 			bench_line_add(&l, " %lu", s->occupancy[k]);
 		bench_line_print(&l);
