@@ -29,9 +29,13 @@ static_assert(RBH_ENTRIES >= 8 && RBH_ENTRIES <= RBH_MAX_ENTRIES);
 static_assert(RBH_GROUPS == 4 || RBH_GROUPS == 8);
 static_assert(RBH_HOMES >= 2);
 static_assert(sizeof(u32) <= RBH_WHOLE_KEYS);
+/* The header ends in its group (exactly at its end, if it fills it) */
+static_assert(RBH_HEAD_GROUP * RBH_GROUP_SIZE < sizeof(struct rbh_bucket_head) &&
+	      sizeof(struct rbh_bucket_head) <= (RBH_HEAD_GROUP + 1) * RBH_GROUP_SIZE);
 
 /* Bucket flags, written under the bucket lock */
 #define RBH_DEAD	1	/* Replaced by a split, a merge or a fold */
+#define RBH_CHAIN_SAME	2	/* Every entry of the chain has the same key */
 
 /*
  * Merge two buddies when together they hold at most two thirds of a
@@ -41,13 +45,6 @@ static_assert(sizeof(u32) <= RBH_WHOLE_KEYS);
  * removals before its halves merge again.
  */
 #define RBH_MERGE_MAX		(2 * RBH_ENTRIES / 3)
-/*
- * A removal looks at the buddy only once its bucket holds this many
- * entries or fewer, so that most removals read one bucket.  Two buddies
- * at or below it hold at most RBH_MERGE_MAX entries together, and the
- * second of them to get there finds the first one.
- */
-#define RBH_MERGE_PROBE		(RBH_MERGE_MAX / 2)
 /* Contended acquisitions of a bucket lock that make it worth splitting */
 #define RBH_CONTENTION_SPLIT	16
 /*
@@ -471,22 +468,66 @@ static void rbh_refilter(struct rbh_bucket *primary, u32 ref)
 }
 
 /*
+ * The key of an entry of the chain that starts at @chain, whose buckets
+ * hold keys like @ref.  The chain belongs to a locked primary bucket, or
+ * is not visible yet.
+ * Return: false if the chain holds nothing.
+ */
+static bool rbh_chain_key(struct rbh_bucket *chain, u32 ref, u32 *key)
+{
+	unsigned int g, i;
+
+	for (; chain; chain = rcu_dereference_protected(chain->h.chain, 1)) {
+		rbh_for_each_entry(g, i) {
+			if (!rbh_entry_free(chain, g, i, ref)) {
+				*key = rbh_keys(chain, g)[i];
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+/*
+ * An entry with @key is about to go into the chain that starts at @chain
+ * of @primary (locked, or not yet visible): note whether the chain then
+ * holds one key only, so that rbh_first_difference() need not walk a
+ * chain that many entries under one hash made long.
+ */
+static void rbh_chain_add_key(struct rbh_bucket *primary,
+			      struct rbh_bucket *chain, u32 key)
+{
+	u32 other;
+
+	if (!rbh_chain_key(chain, key, &other))
+		WRITE_ONCE(primary->h.flags, primary->h.flags | RBH_CHAIN_SAME);
+	else if (other != key)
+		WRITE_ONCE(primary->h.flags, primary->h.flags & ~RBH_CHAIN_SAME);
+}
+
+/*
  * The first bit, counting from the top, at which the keys stored in
  * @primary and its chain and @key do not all agree; 32 if they are all
- * equal.
+ * equal.  A chain of one key costs one comparison.
  */
 static unsigned int rbh_first_difference(struct rbh_bucket *primary, u32 key)
 {
-	struct rbh_bucket *bucket = primary;
+	struct rbh_bucket *bucket = rbh_chain_locked(primary, primary);
 	unsigned int g, i;
-	u32 diff = 0;
+	u32 diff = 0, other;
 
-	do {
+	rbh_for_each_entry(g, i)
+		if (!rbh_entry_free(primary, g, i, key))
+			diff |= rbh_keys(primary, g)[i] ^ key;
+	if (bucket && (primary->h.flags & RBH_CHAIN_SAME)) {
+		if (rbh_chain_key(bucket, key, &other))
+			diff |= other ^ key;
+		bucket = NULL;
+	}
+	for (; bucket; bucket = rbh_chain_locked(primary, bucket))
 		rbh_for_each_entry(g, i)
 			if (!rbh_entry_free(bucket, g, i, key))
 				diff |= rbh_keys(bucket, g)[i] ^ key;
-		bucket = rbh_chain_locked(primary, bucket);
-	} while (bucket);
 
 	return 32 - fls(diff);
 }
@@ -573,6 +614,7 @@ static enum rbh_place rbh_place(struct rbh_bucket *primary, u32 key, void *p,
 	bucket = rbh_chain_entry(primary, key, spare, &g, &i);
 	if (!bucket)
 		return RBH_NEED_CHAIN;
+	rbh_chain_add_key(primary, rbh_chain_locked(primary, primary), key);
 	rbh_filter_add(primary, key, RBH_CHAIN_DEST);
 	rbh_set_entry(bucket, g, i, key, p);
 	return RBH_PLACED;
@@ -620,6 +662,8 @@ static void rbh_fill_add(struct rbh_fill *fill, struct rbh_spares *spares,
 		tail = bucket;
 	}
 	rbh_find_free_any(tail, key, &g, &i);
+	rbh_chain_add_key(fill->primary,
+			  rcu_dereference_protected(fill->primary->h.chain, 1), key);
 	rbh_filter_add(fill->primary, key, RBH_CHAIN_DEST);
 	rbh_set_entry(tail, g, i, key, p);
 }
@@ -727,17 +771,13 @@ static void rbh_grow(struct rbh *rbh, struct rbh_spares *spares)
 	WRITE_ONCE(rbh->rbh_grows, rbh->rbh_grows + 1);
 }
 
-/* Does the locked @primary have a chain with no free entry? */
+/* Is the overflow bucket that takes the locked @primary's new entries full? */
 static bool rbh_chain_full(struct rbh_bucket *primary)
 {
+	/* New overflow buckets go first: that one takes new entries */
 	struct rbh_bucket *bucket = rbh_chain_locked(primary, primary);
 
-	if (!bucket)
-		return false;
-	for (; bucket; bucket = rbh_chain_locked(primary, bucket))
-		if (bucket->h.count < RBH_ENTRIES)
-			return false;
-	return true;
+	return bucket && bucket->h.count >= RBH_ENTRIES;
 }
 
 /*
@@ -752,6 +792,18 @@ static bool rbh_may_grow(const struct rbh *rbh, unsigned int depth,
 			RBH_SLOTS_PER_BUCKET_MAX : RBH_SLOTS_PER_BUCKET;
 
 	return depth < RBH_MAX_DEPTH && (2UL << depth) <= limit * buckets;
+}
+
+/*
+ * May the table of depth @depth double so that a contended bucket can
+ * split?  Contention is worth a larger table: up to the hard limit.
+ */
+static bool rbh_may_grow_contended(const struct rbh *rbh, unsigned int depth)
+{
+	unsigned long buckets = READ_ONCE(rbh->rbh_nr_buckets);
+
+	return depth < RBH_MAX_DEPTH &&
+		(2UL << depth) <= RBH_SLOTS_PER_BUCKET_MAX * buckets;
 }
 
 /* Could the full, locked @bucket be split, as far as a lockless look tells? */
@@ -816,10 +868,9 @@ static int rbh_make_room_locked(struct rbh *rbh, u32 key, void *p,
 
 	if (contended) {
 		bucket->h.contention = 0;
-		if (rbh_chain_locked(bucket, bucket) ||
-		    bucket->h.count < 2 ||
+		if (bucket->h.count < 2 ||
 		    rbh_first_difference(bucket, key) != d ||
-		    (d == depth && !rbh_may_grow(rbh, depth, bucket)))
+		    (d == depth && !rbh_may_grow_contended(rbh, depth)))
 			goto unlock;
 	} else {
 		spare = spares->nr ? rbh_spare(spares) : NULL;
@@ -1091,7 +1142,7 @@ static struct rbh_bucket *rbh_buddy(const struct rbh *rbh,
 	unsigned int depth, d = bucket->h.depth;
 	struct rbh_bucket __rcu **table;
 
-	if (count > RBH_MERGE_PROBE || d < 2 ||
+	if (count > RBH_MERGE_MAX || d < 2 ||
 	    rcu_access_pointer(bucket->h.chain))
 		return NULL;
 	table = rbh_untag(rbh_table_word(rbh), &depth);
@@ -1101,10 +1152,11 @@ static struct rbh_bucket *rbh_buddy(const struct rbh *rbh,
 }
 
 /*
- * Might the locked @bucket, which holds @key, merge with its buddy?  Only
- * a bucket down to RBH_MERGE_PROBE entries looks, and a lockless look at
- * the buddy saves taking the resize lock after most of those removals.
- * The caller holds the RCU read lock.
+ * Might the locked @bucket, which holds @key, merge with its buddy?  A
+ * lockless look at the buddy saves taking the resize lock after most
+ * removals.  The caller holds the RCU read lock.  Two removals from
+ * buddies at once may each miss the other's, so a merge can wait for the
+ * next removal from either: merges are for memory, not correctness.
  */
 static bool rbh_merge_likely(const struct rbh *rbh,
 			     const struct rbh_bucket *bucket, u32 key)
@@ -1490,7 +1542,7 @@ int rbh_remove(struct rbh *rbh, u32 hash, void *p)
 	/* If the removal will look at the buddy, fetch it meanwhile */
 	buddy = rbh_buddy(rbh, primary, key, primary->h.count - 1);
 	if (buddy)
-		prefetch(&buddy->h);
+		prefetch(&buddy->h.depth);
 	if (!rbh_find_entry(primary, key, p, &pos)) {
 		spin_unlock(&primary->h.lock);
 		rcu_read_unlock();

@@ -900,25 +900,44 @@ static void rbh_test_iter_remove_one(struct kunit *test, struct rbh *rbh,
 	KUNIT_EXPECT_EQ_MSG(test, found, 1U, "locked removal of entry %u", i);
 }
 
+/* The filter of @key's home group in the bucket that holds @key. */
+static u32 rbh_test_home_filter(struct rbh *rbh, u32 key)
+{
+	struct rbh_bucket __rcu **table;
+	struct rbh_bucket *bucket;
+	unsigned int depth;
+	u32 filter;
+
+	rcu_read_lock();
+	table = rbh_untag(READ_ONCE(rbh->rbh_table), &depth);
+	bucket = rcu_dereference(table[rbh_index(key, depth)]);
+	filter = READ_ONCE(*rbh_home_filter(bucket, rbh_home(key)));
+	rcu_read_unlock();
+	return filter;
+}
+
 /*
  * Entries whose home group is full.  A lookup reads the group its key
  * chooses and, only if that group's filter names them, another group of
  * the bucket or its overflow chain.  Fill one bucket with keys that share
  * their home group and their filter bits, so that every other group and
- * the chain hold entries under the same bit, then remove them one at a
- * time, half through locked iterations, and check after each removal that
- * the others are still found: a bit stays set while any entry needs it.
- * This looks at the bucket format (rbh_home(), rbh_filter_mask()).
+ * the chain hold entries under the same bit, then remove the entries
+ * outside the home group, newest first, with rbh_remove(); put them back
+ * and remove them again through locked iterations (which recompute the
+ * filters when they unlock).  After each removal the others must still be
+ * found, as a bit must stay set while any entry needs it, and once they
+ * are all gone the home group's filter must be clear.  This looks at the
+ * bucket format (rbh_home(), rbh_filter_mask(), rbh_home_filter()).
  */
 static void rbh_spilled_entries(struct kunit *test)
 {
 	struct rbh *rbh = rbh_test_new(test);
 	struct rbh_stats *st = rbh_test_stats_alloc(test);
 	unsigned int cap = rbh_test_capacity(test, rbh, st);
-	unsigned int i, n = cap + RBH_TEST_CHAINED;
-	u32 keys[RBH_MAX_ENTRIES + RBH_TEST_CHAINED], k;
+	unsigned int i, round, n = cap + RBH_TEST_CHAINED;
+	u32 keys[RBH_MAX_ENTRIES + RBH_TEST_CHAINED], k, chain_field;
 	bool gone[ARRAY_SIZE(keys)] = { };
-	char after[32];
+	char after[40];
 
 	KUNIT_ASSERT_LE(test, n, ARRAY_SIZE(keys));
 	/*
@@ -941,25 +960,42 @@ static void rbh_spilled_entries(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st->overflow_buckets, 1UL);
 	/* The home group holds RBH_GROUP_MAX; the rest of the bucket spilled */
 	KUNIT_EXPECT_EQ(test, st->spilled, (unsigned long)(cap - RBH_GROUP_MAX));
+	chain_field = GENMASK(RBH_FILTER_BITS - 1, 0) <<
+		      (RBH_CHAIN_DEST * RBH_FILTER_BITS);
+	KUNIT_EXPECT_NE(test, rbh_test_home_filter(rbh, keys[0]) & chain_field, 0U);
 	rbh_test_check_keys(test, rbh, keys, gone, n, "after the inserts");
 
-	/*
-	 * Newest first: the chain, then each other group, lose one entry
-	 * while others under the same filter bit remain.
-	 */
-	for (i = n; i-- > 0; ) {
-		if (i & 1)
-			rbh_test_iter_remove_one(test, rbh, keys[i], i);
-		else
-			KUNIT_EXPECT_EQ(test, rbh_remove(rbh, rbh_test_hash_of_key(keys[i]),
+	for (round = 0; round < 2; round++) {
+		for (i = n; i-- > RBH_GROUP_MAX; ) {
+			if (round)
+				rbh_test_iter_remove_one(test, rbh, keys[i], i);
+			else
+				KUNIT_EXPECT_EQ(test, rbh_remove(rbh, rbh_test_hash_of_key(keys[i]),
+								 rbh_test_ptr(i)), 0);
+			gone[i] = true;
+			snprintf(after, sizeof(after), "round %u, after removing %u",
+				 round, i);
+			rbh_test_check_keys(test, rbh, keys, gone, n, after);
+		}
+		rbh_test_stats(test, rbh, st);
+		KUNIT_EXPECT_EQ(test, st->spilled, 0UL);
+		KUNIT_EXPECT_EQ(test, st->overflow_buckets, 0UL);
+		KUNIT_EXPECT_EQ_MSG(test, rbh_test_home_filter(rbh, keys[0]), 0U,
+				    "round %u: a filter bit outlived its entries",
+				    round);
+		if (round)
+			break;
+		/* Back in the same groups and chain, for the locked removals */
+		for (i = RBH_GROUP_MAX; i < n; i++) {
+			KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_hash_of_key(keys[i]),
 							 rbh_test_ptr(i)), 0);
-		gone[i] = true;
-		snprintf(after, sizeof(after), "after removing %u", i);
-		rbh_test_check_keys(test, rbh, keys, gone, n, after);
+			gone[i] = false;
+		}
+		rbh_test_check_keys(test, rbh, keys, gone, n, "after the reinserts");
 	}
-	rbh_test_stats(test, rbh, st);
-	KUNIT_EXPECT_EQ(test, st->spilled, 0UL);
-	KUNIT_EXPECT_EQ(test, st->overflow_buckets, 0UL);
+	for (i = 0; i < RBH_GROUP_MAX; i++)
+		KUNIT_EXPECT_EQ(test, rbh_remove(rbh, rbh_test_hash_of_key(keys[i]),
+						 rbh_test_ptr(i)), 0);
 	KUNIT_EXPECT_TRUE(test, rbh_empty(rbh));
 	rbh_test_destroy(test, rbh);
 }

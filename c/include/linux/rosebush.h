@@ -206,7 +206,7 @@ struct rbh_bucket_head {
 /* Entries in a whole group: 5 on 64-bit, 7 on 32-bit */
 #define RBH_GROUP_MAX	((RBH_GROUP_SIZE - sizeof(u32)) / RBH_ENTRY_SIZE)
 /* The group in which the header ends, and what is left of it */
-#define RBH_HEAD_GROUP	(sizeof(struct rbh_bucket_head) / RBH_GROUP_SIZE)
+#define RBH_HEAD_GROUP	((sizeof(struct rbh_bucket_head) - 1) / RBH_GROUP_SIZE)
 #define RBH_HEAD_ROOM	((RBH_HEAD_GROUP + 1) * RBH_GROUP_SIZE -	\
 			 sizeof(struct rbh_bucket_head))
 #define RBH_HEAD_ENTRIES (sizeof(u32) + RBH_ENTRY_SIZE > RBH_HEAD_ROOM ? 0 : \
