@@ -141,6 +141,84 @@ extern rbh_harness_noinline typeof(rbh_iter_remove) rbh_iter_remove;
 extern rbh_harness_noinline typeof(rbh_iter_unlock) rbh_iter_unlock;
 #endif
 
+#ifdef RBH_HARNESS_PRODUCTION
+/*
+ * The kernel's kfree_rcu() and kvfree_rcu_mightsleep() put the pointer in
+ * a per-CPU array and free a whole array after one grace period, waiting
+ * only when memory is short.  The harness's own versions give each object
+ * a malloc()ed rcu_head and a call_rcu() of its own (which may wake
+ * liburcu's thread), and kvfree_rcu_mightsleep() waits for a grace period:
+ * a benchmark of removals would measure those.  Here there is one array,
+ * under a lock, as the harness has more threads than the kernel has CPUs.
+ */
+struct rbh_harness_rcu_batch {
+	struct rcu_head head;
+	unsigned int nr;
+	void *ptr[254];
+};
+
+static pthread_mutex_t rbh_harness_rcu_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct rbh_harness_rcu_batch *rbh_harness_rcu_batch;
+
+static void rbh_harness_rcu_batch_free(struct rcu_head *head)
+{
+	struct rbh_harness_rcu_batch *b =
+		caa_container_of(head, struct rbh_harness_rcu_batch, head);
+	unsigned int i;
+
+	for (i = 0; i < b->nr; i++)
+		kvfree(b->ptr[i]);
+	free(b);
+}
+
+/* Queue the array being filled, if any, for freeing after a grace period. */
+static inline void rbh_harness_rcu_flush(void)
+{
+	struct rbh_harness_rcu_batch *b;
+
+	pthread_mutex_lock(&rbh_harness_rcu_lock);
+	b = rbh_harness_rcu_batch;
+	rbh_harness_rcu_batch = NULL;
+	pthread_mutex_unlock(&rbh_harness_rcu_lock);
+	if (b)
+		call_rcu(&b->head, rbh_harness_rcu_batch_free);
+}
+
+static inline void rbh_harness_kvfree_rcu(void *ptr)
+{
+	struct rbh_harness_rcu_batch *b, *full = NULL;
+
+	if (!ptr)
+		return;
+	pthread_mutex_lock(&rbh_harness_rcu_lock);
+	b = rbh_harness_rcu_batch;
+	if (!b) {
+		b = malloc(sizeof(*b));
+		if (!b)
+			abort();
+		b->nr = 0;
+		rbh_harness_rcu_batch = b;
+	}
+	b->ptr[b->nr++] = ptr;
+	if (b->nr == ARRAY_SIZE(b->ptr)) {
+		full = b;
+		rbh_harness_rcu_batch = NULL;
+	}
+	pthread_mutex_unlock(&rbh_harness_rcu_lock);
+	if (full)
+		call_rcu(&full->head, rbh_harness_rcu_batch_free);
+}
+
+#undef kfree_rcu
+#define kfree_rcu(ptr, rhf)		rbh_harness_kvfree_rcu(ptr)
+#undef kvfree_rcu_mightsleep
+#define kvfree_rcu_mightsleep(ptr)	rbh_harness_kvfree_rcu(ptr)
+#else
+static inline void rbh_harness_rcu_flush(void)
+{
+}
+#endif
+
 #include "../../../lib/rosebush.c"
 
 extern int nr_allocated;	/* kmem_cache objects: tools/testing/shared/linux.c */
@@ -162,6 +240,7 @@ static inline int rbh_harness_check_rcu(void)
 static inline bool rbh_harness_leaks(const char *when)
 {
 	flush_scheduled_work();
+	rbh_harness_rcu_flush();
 	rcu_barrier();
 	if (!uatomic_read(&kmalloc_nr_allocated) &&
 	    !uatomic_read(&nr_allocated))
