@@ -136,7 +136,7 @@ qemu-bench: tree
 		KBENCH_CONTENTION_ARGS="$(KBENCH_CONTENTION_ARGS)" \
 		$(RB) scripts/qemu-bench.sh bench $(QEMU_BENCH_MODES)
 
-# Small sizes, 4 threads of 2 objects: a debug kernel's buckets hold 13.
+# Small sizes, 4 threads of 2 objects: a debug kernel's buckets hold 12.
 qemu-bench-smoke: tree
 	@KUNIT_BUILD_ONLY=1 $(RB) scripts/qemu-kunit.sh kunit $(KUNIT_CONFIGS)
 	@KBENCH_TABLE_ARGS="sizes=1000,10000 repeats=1 ops=16384" \

@@ -1357,7 +1357,7 @@ static void bench_read_line(const char *path, char *buf, size_t len)
 	buf[strcspn(buf, "\n")] = '\0';
 }
 
-/* The CPU this runs on and its caches (CPU 0's, from sysfs) */
+/* The CPU this runs on and its caches (CPU 0's, from sysfs, else CPUID) */
 static void bench_print_machine(void)
 {
 	char line[256], model[128] = "unknown", path[96], level[16], type[32], size[32];
@@ -1386,6 +1386,30 @@ static void bench_print_machine(void)
 		       !strcmp(type, "Instruction") ? "i" : "", size);
 		if (strcmp(type, "Instruction") && sscanf(size, "%luK", &kib) == 1)
 			bench_llc_bytes = max(bench_llc_bytes, kib << 10);
+	}
+	/*
+	 * Some hypervisors give no cache topology in sysfs.  glibc's sysconf()
+	 * reads CPUID then, whose L3 may be the whole socket's, not the part
+	 * one core can use: say where the figures came from.
+	 */
+	if (!i) {
+		static const struct { int name; const char *label; } sc[] = {
+			{ _SC_LEVEL1_DCACHE_SIZE, "L1d" },
+			{ _SC_LEVEL1_ICACHE_SIZE, "L1i" },
+			{ _SC_LEVEL2_CACHE_SIZE, "L2" },
+			{ _SC_LEVEL3_CACHE_SIZE, "L3" },
+		};
+		long bytes;
+
+		for (i = 0; i < (int)ARRAY_SIZE(sc); i++) {
+			bytes = sysconf(sc[i].name);
+			if (bytes <= 0)
+				continue;
+			printf(" %s %ldK", sc[i].label, bytes >> 10);
+			if (sc[i].name != _SC_LEVEL1_ICACHE_SIZE)
+				bench_llc_bytes = max(bench_llc_bytes, (unsigned long)bytes);
+		}
+		printf(" (no sysfs cache topology: CPUID as the VM reports it)");
 	}
 	printf("\n");
 }
