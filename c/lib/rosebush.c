@@ -1691,6 +1691,21 @@ void *__rbh_next(struct rbh_iter *rbhi)
 }
 EXPORT_SYMBOL_GPL(__rbh_next);
 
+/*
+ * A rosebush with no table has no bucket to lock: take the resize lock,
+ * under which the first table is published.
+ * Return: true, with the resize lock held, if there is still no table;
+ * false, without it, if there is one now.
+ */
+static bool rbh_lock_tableless(struct rbh *rbh)
+{
+	spin_lock(&rbh->rbh_resize_lock);
+	if (!rbh->rbh_table)
+		return true;
+	spin_unlock(&rbh->rbh_resize_lock);
+	return false;
+}
+
 /**
  * rbh_iter_lock() - Lock the bucket holding the iterator's hash.
  * @rbhi: The iterator, from RBH_ITER().
@@ -1698,18 +1713,27 @@ EXPORT_SYMBOL_GPL(__rbh_next);
  * While the bucket is locked, nothing can be stored under the hash or
  * removed from it except through this iterator, and rbh_next() returns
  * exactly the pointers stored under the hash (and maybe some stored under
- * other hashes).  Unlock with rbh_iter_unlock().  Until then, call no
- * other rosebush function except rbh_next() and rbh_iter_remove() on this
- * iterator, on this rosebush or any other: they may need the same lock.
+ * other hashes).  A rosebush that has no table yet has no bucket to lock:
+ * its resize lock is held instead, under which the first table is made,
+ * so that nothing can be stored anywhere in it.  Unlock with
+ * rbh_iter_unlock().  Until then, call no other rosebush function except
+ * rbh_next(), rbh_iter_remove() and rbh_iter_replace() on this iterator,
+ * on this rosebush or any other: they may need the same lock.
  *
- * Context: Process context.  Takes the RCU read lock and a bucket lock.
+ * Context: Process context.  Takes the RCU read lock and a bucket lock
+ * (or the rosebush's resize lock).
  */
 void rbh_iter_lock(struct rbh_iter *rbhi)
 	__acquires(RCU)
 {
+	struct rbh *rbh = rbhi->rbh;
+
 	rcu_read_lock();
 	rbhi->key = rbh_key(rbhi->hash);
-	rbhi->locked = rbh_lock_bucket(rbhi->rbh, rbhi->key, NULL);
+	do {
+		rbhi->locked = rbh_lock_bucket(rbh, rbhi->key, NULL);
+		rbhi->no_table = !rbhi->locked && rbh_lock_tableless(rbh);
+	} while (!rbhi->locked && !rbhi->no_table);
 	rbhi->bucket = rbhi->locked;
 	rbhi->step = rbhi->locked ? 0 : RBH_ITER_DONE;
 	rbhi->index = 0;
@@ -1718,40 +1742,88 @@ void rbh_iter_lock(struct rbh_iter *rbhi)
 }
 EXPORT_SYMBOL_GPL(rbh_iter_lock);
 
+/*
+ * Find where the pointer @p that rbh_next() has just returned through the
+ * locked iterator is stored.  Return: false, with a warning, if that is
+ * not what @p is (a caller bug).
+ */
+static bool rbh_iter_pos(struct rbh_iter *rbhi, void *p, struct rbh_pos *pos)
+{
+	void *stored;
+
+	pos->bucket = rbhi->bucket;
+	if (WARN_ON_ONCE(!rbhi->locked || !pos->bucket || !rbhi->index ||
+			 rbhi->step >= RBH_GROUPS))
+		return false;
+	lockdep_assert_held(&rbhi->locked->h.lock);
+	pos->group = rbhi->in_chain ? rbhi->step :
+				      rbh_home(rbhi->key) ^ rbhi->step;
+	pos->index = rbhi->index - 1;
+	stored = rcu_access_pointer(rbh_slots(pos->bucket, pos->group)[pos->index]);
+	return !WARN_ON_ONCE(rbh_keys(pos->bucket, pos->group)[pos->index] != rbhi->key ||
+			     stored != p || !p);
+}
+
 /**
  * rbh_iter_remove() - Remove the pointer the iterator just returned.
  * @rbhi: The iterator, locked with rbh_iter_lock().
  * @p: The pointer rbh_next() just returned.
  *
  * Context: Between rbh_iter_lock() and rbh_iter_unlock().  Does not sleep.
+ * Return: true if @p was removed; false, with a warning, if @p is not
+ * what rbh_next() just returned through the locked iterator (a caller
+ * bug), in which case nothing was removed and @p is still the rosebush's.
  */
-void rbh_iter_remove(struct rbh_iter *rbhi, void *p)
+bool rbh_iter_remove(struct rbh_iter *rbhi, void *p)
 {
-	struct rbh_pos pos = { .bucket = rbhi->bucket };
+	struct rbh_pos pos;
 
-	if (WARN_ON_ONCE(!rbhi->locked || !pos.bucket || !rbhi->index ||
-			 rbhi->step >= RBH_GROUPS))
-		return;
-	lockdep_assert_held(&rbhi->locked->h.lock);
-	pos.group = rbhi->in_chain ? rbhi->step :
-				     rbh_home(rbhi->key) ^ rbhi->step;
-	pos.index = rbhi->index - 1;
-	if (WARN_ON_ONCE(rbh_keys(pos.bucket, pos.group)[pos.index] != rbhi->key ||
-			 rcu_access_pointer(rbh_slots(pos.bucket, pos.group)[pos.index]) != p ||
-			 !p))
-		return;
+	if (!rbh_iter_pos(rbhi, p, &pos))
+		return false;
 	/* The iterator may stand in an emptied chain bucket: tidy later */
 	rbh_remove_entry(rbhi->locked, &pos, rbhi->key, false);
 	rbhi->removed = true;
+	return true;
 }
 EXPORT_SYMBOL_GPL(rbh_iter_remove);
+
+/**
+ * rbh_iter_replace() - Replace the pointer the iterator just returned.
+ * @rbhi: The iterator, locked with rbh_iter_lock().
+ * @p: The pointer rbh_next() just returned.
+ * @new: The pointer to store under the same hash in its place; not NULL.
+ *
+ * The entry keeps its place and its hash; only its pointer changes, with
+ * one rcu_assign_pointer().  A concurrent lookup of the hash therefore
+ * finds @p or @new, never neither, which removing @p and inserting @new
+ * cannot promise, and nothing is allocated.  Readers that found @p may
+ * use it until a grace period has passed.  rbh_next() goes on after the
+ * entry, so it does not return @new.
+ *
+ * Context: Between rbh_iter_lock() and rbh_iter_unlock().  Does not sleep.
+ * Return: true if @new replaced @p; false, with a warning, if @new is
+ * NULL or @p is not what rbh_next() just returned through the locked
+ * iterator (caller bugs), in which case nothing changed.
+ */
+bool rbh_iter_replace(struct rbh_iter *rbhi, void *p, void *new)
+{
+	struct rbh_pos pos;
+
+	if (WARN_ON_ONCE(!new) || !rbh_iter_pos(rbhi, p, &pos))
+		return false;
+	/* Pairs with rcu_dereference() in rbh_next() */
+	rcu_assign_pointer(rbh_slots(pos.bucket, pos.group)[pos.index], new);
+	return true;
+}
+EXPORT_SYMBOL_GPL(rbh_iter_replace);
 
 /**
  * rbh_iter_unlock() - Unlock the iterator's bucket.
  * @rbhi: The iterator, locked with rbh_iter_lock().
  *
- * Context: Process context.  Releases the bucket lock and the RCU read
- * lock taken by rbh_iter_lock(); may take the resize lock.  Does not sleep.
+ * Context: Process context.  Releases the bucket lock (or the resize
+ * lock) and the RCU read lock taken by rbh_iter_lock(); may take the
+ * resize lock.  Does not sleep.
  */
 void rbh_iter_unlock(struct rbh_iter *rbhi)
 	__releases(RCU)
@@ -1768,6 +1840,9 @@ void rbh_iter_unlock(struct rbh_iter *rbhi)
 						 rbhi->key);
 		}
 		spin_unlock(&primary->h.lock);
+	} else if (rbhi->no_table) {
+		spin_unlock(&rbhi->rbh->rbh_resize_lock);
+		rbhi->no_table = false;
 	}
 	rcu_read_unlock();
 	rbhi->locked = NULL;

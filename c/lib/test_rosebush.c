@@ -477,7 +477,7 @@ static unsigned long rbh_test_set_iter_remove(struct kunit *test,
 		}
 		if (returned++ % every)
 			continue;
-		rbh_iter_remove(&iter, p);
+		KUNIT_EXPECT_TRUE(test, rbh_iter_remove(&iter, p));
 		__clear_bit(id, set->present);
 		set->nr--;
 		removed++;
@@ -818,6 +818,77 @@ out:
 	rbh_test_destroy(test, rbh);
 }
 
+/* rbh_iter_replace_in_place: the pointer that replaces rbh_test_ptr(id) */
+#define RBH_TEST_NEW_ID		BIT(24)
+
+/*
+ * rbh_iter_replace() gives entries new pointers in place: under a hash
+ * with more entries than a bucket holds (so that some are in an overflow
+ * chain), every entry rbh_next() returns is replaced, the walk does not
+ * come back to the new pointers, the count of entries does not change,
+ * lookups find every new pointer and no old one, and the entries of
+ * other hashes keep theirs.
+ */
+static void rbh_iter_replace_in_place(struct kunit *test)
+{
+	struct rbh *rbh = rbh_test_new(test);
+	struct rbh_stats *st = rbh_test_stats_alloc(test);
+	unsigned long i, n, id, replaced = 0, came_back = 0;
+	unsigned int cap;
+	void *p, *q;
+
+	cap = rbh_test_capacity(test, rbh, st);
+	n = 2 * cap + 5;
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, RBH_TEST_FLOOD,
+						 rbh_test_ptr(i)), 0);
+	for (i = 0; i < 2 * cap; i++)
+		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, i, rbh_test_ptr(n + i)), 0);
+
+	{
+		RBH_ITER(iter, rbh, RBH_TEST_FLOOD);
+
+		rbh_iter_lock(&iter);
+		while ((p = rbh_next(&iter)) != NULL &&
+		       replaced + came_back < RBH_TEST_WALK_LIMIT) {
+			if (!rbh_test_ptr_id(p, &id) || id >= RBH_TEST_NEW_ID) {
+				came_back++;
+				continue;
+			}
+			q = rbh_test_ptr(RBH_TEST_NEW_ID + id);
+			KUNIT_EXPECT_TRUE(test, rbh_iter_replace(&iter, p, q));
+			replaced++;
+		}
+		rbh_iter_unlock(&iter);
+	}
+	KUNIT_EXPECT_EQ(test, replaced, n);
+	KUNIT_EXPECT_EQ(test, came_back, 0UL);
+	rbh_test_check_counts(test, rbh, st, n + 2 * cap, 0);
+
+	for (i = 0; i < n; i++) {
+		p = rbh_test_ptr(i);
+		q = rbh_test_ptr(RBH_TEST_NEW_ID + i);
+		KUNIT_EXPECT_EQ_MSG(test, rbh_test_count(rbh, RBH_TEST_FLOOD, p, NULL),
+				    0UL, "old pointer %lu", i);
+		KUNIT_EXPECT_EQ_MSG(test, rbh_test_count(rbh, RBH_TEST_FLOOD, q, NULL),
+				    1UL, "new pointer %lu", i);
+	}
+	for (i = 0; i < 2 * cap; i++) {
+		p = rbh_test_ptr(n + i);
+		KUNIT_EXPECT_EQ_MSG(test, rbh_test_count(rbh, i, p, NULL), 1UL,
+				    "hash %lu", i);
+	}
+
+	for (i = 0; i < n; i++) {
+		q = rbh_test_ptr(RBH_TEST_NEW_ID + i);
+		KUNIT_EXPECT_EQ(test, rbh_remove(rbh, RBH_TEST_FLOOD, q), 0);
+	}
+	for (i = 0; i < 2 * cap; i++)
+		KUNIT_EXPECT_EQ(test, rbh_remove(rbh, i, rbh_test_ptr(n + i)), 0);
+	KUNIT_EXPECT_TRUE(test, rbh_empty(rbh));
+	rbh_test_destroy(test, rbh);
+}
+
 /*
  * A pointer stored many times under one hash is returned that many times
  * and removed one copy at a time; stored under another hash as well, it
@@ -893,7 +964,7 @@ static void rbh_test_iter_remove_one(struct kunit *test, struct rbh *rbh,
 	while ((p = rbh_next(&iter)) != NULL) {
 		if (p != rbh_test_ptr(i))
 			continue;
-		rbh_iter_remove(&iter, p);
+		KUNIT_EXPECT_TRUE(test, rbh_iter_remove(&iter, p));
 		found++;
 	}
 	rbh_iter_unlock(&iter);
@@ -2279,7 +2350,7 @@ static bool rbh_test_model_locked_walk(struct rbh_test_model *m, u32 hash)
 	while (n < m->walk_max && (p = rbh_next(&iter)) != NULL) {
 		m->walk[n++] = p;
 		if (rbh_test_rand(m, 2)) {
-			rbh_iter_remove(&iter, p);
+			KUNIT_EXPECT_TRUE(m->test, rbh_iter_remove(&iter, p));
 			m->gone[gone++] = p;
 		}
 	}
@@ -2925,6 +2996,65 @@ static void rbh_contention_split_holds(struct kunit *test)
 }
 
 /*
+ * rbh_iter_lock() keeps its hash to itself on a rosebush that has no
+ * table yet, as its documentation promises: another thread's insertion
+ * under the hash waits until rbh_iter_unlock().  (Before, the iterator
+ * locked nothing and walked nothing, so its caller saw no entry, but
+ * the insertion went through while it believed the hash locked.)
+ */
+static void rbh_iter_lock_before_first_insert(struct kunit *test)
+{
+	struct rbh *rbh = rbh_test_new(test);
+	struct rbh_test_contender *c;
+	u32 hash = rbh_test_hash_of_key(0x20000000);
+	bool done_while_locked, started;
+	unsigned int us;
+	int err;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "an insertion that waits needs two CPUs");
+	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	c->rbh = rbh;
+	c->hash = hash;
+	c->p = rbh_test_ptr(1);
+	init_completion(&c->go);
+	init_completion(&c->done);
+	c->task = kthread_run(rbh_test_contender_fn, c, "rbh_contender");
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(c->task), "kthread_run(): %ld",
+			       PTR_ERR(c->task));
+	err = kunit_add_action_or_reset(test, rbh_test_contender_stop, c);
+	KUNIT_ASSERT_EQ(test, err, 0);
+
+	{
+		RBH_ITER(iter, rbh, hash);
+
+		rbh_iter_lock(&iter);
+		WRITE_ONCE(c->inserting, 0);
+		complete(&c->go);
+		for (us = 0; us < 10000 && !READ_ONCE(c->inserting); us++)
+			udelay(1);
+		started = READ_ONCE(c->inserting);
+		/* Ample time for an insertion that is not held up to finish */
+		for (us = 0; started && us < 100000 &&
+		     !completion_done(&c->done); us += 10)
+			udelay(10);
+		done_while_locked = completion_done(&c->done);
+		rbh_iter_unlock(&iter);
+	}
+	wait_for_completion(&c->done);
+	KUNIT_EXPECT_EQ(test, c->err, 0);
+	KUNIT_EXPECT_FALSE_MSG(test, done_while_locked,
+			       "an insertion under the locked hash went through");
+
+	kunit_release_action(test, rbh_test_contender_stop, c);
+	KUNIT_EXPECT_TRUE(test, rbh_empty(rbh));
+	rbh_test_destroy(test, rbh);
+	if (!started)
+		kunit_skip(test, "the inserting thread did not start within 10 ms");
+}
+
+/*
  * The shape of a rosebush holding 10^6 sequential hashes: every entry
  * counted, the occupancy histogram adds up.
  */
@@ -3029,6 +3159,7 @@ static struct kunit_case rosebush_cases[] = {
 	KUNIT_CASE(rbh_reserve_use_release),
 	KUNIT_CASE(rbh_next_skips_reservations),
 	KUNIT_CASE(rbh_iter_remove_while_locked),
+	KUNIT_CASE(rbh_iter_replace_in_place),
 	KUNIT_CASE(rbh_same_pointer_many_times),
 	KUNIT_CASE(rbh_spilled_entries),
 	KUNIT_CASE_PARAM(rbh_insert_iterate_remove, rbh_test_sizes_gen_params),
@@ -3044,6 +3175,7 @@ static struct kunit_case rosebush_cases[] = {
 	KUNIT_CASE(rbh_alloc_fail_shrink),
 	KUNIT_CASE(rbh_resize_hysteresis),
 	KUNIT_CASE(rbh_contention_split_holds),
+	KUNIT_CASE(rbh_iter_lock_before_first_insert),
 	KUNIT_CASE_SLOW(rbh_random_ops_match_model),
 	KUNIT_CASE_SLOW(rbh_iterate_while_resizing),
 	KUNIT_CASE_SLOW(rbh_rcu_readers_while_writing),

@@ -407,7 +407,8 @@ impl<T: ForeignOwnable> Rosebush<T> {
         // SAFETY: `iter` is a fresh iterator of this initialised rosebush; the lock is released
         // by `Locked`'s `Drop` or `remove`, in this task since `Locked` is not `Send`.
         unsafe { bindings::rbh_iter_lock(&mut iter) };
-        // INVARIANT: the bucket of `hash` is locked through `iter` just above.
+        // INVARIANT: `iter` is locked just above (the bucket of `hash`, or the resize lock of a
+        // rosebush with no table yet).
         Locked {
             _rb: PhantomData,
             iter,
@@ -677,7 +678,9 @@ impl<T: ForeignOwnable> Locked<'_, T> {
     /// Removes the value [`Locked::next_value`] returned last, unlocks the bucket, and hands the
     /// value back once no RCU reader can still be using it.
     ///
-    /// Returns `None`, having only unlocked, if `next_value` was not called or returned `None`.
+    /// Returns `None`, having only unlocked, if `next_value` was not called or returned `None`,
+    /// or if the rosebush refused the removal (which would be a bug, and warns): the value then
+    /// stays in the rosebush.
     ///
     /// # Context
     ///
@@ -686,14 +689,13 @@ impl<T: ForeignOwnable> Locked<'_, T> {
     pub fn remove(self) -> Option<T> {
         let mut this = ManuallyDrop::new(self);
         let p = this.current;
-        if !p.is_null() {
-            // SAFETY: `p` is what `rbh_next()` last returned through the locked `this.iter`.
-            unsafe { bindings::rbh_iter_remove(&mut this.iter, p) };
-        }
+        // SAFETY: `p`, which is not null here, is what `rbh_next()` last returned through the
+        // locked `this.iter`.
+        let removed = !p.is_null() && unsafe { bindings::rbh_iter_remove(&mut this.iter, p) };
         // SAFETY: `this.iter` is locked by this task (type invariants); `this` is not dropped,
         // so it is unlocked only here.
         unsafe { bindings::rbh_iter_unlock(&mut this.iter) };
-        if p.is_null() {
+        if !removed {
             return None;
         }
         // Readers that found `p` before it was removed may still be using it.

@@ -406,7 +406,8 @@ static void fuzz_iter_remove(u32 hash, u8 mask)
 		if (obj->hash != hash)
 			continue;
 		if (mask & BIT(i++ & 7)) {
-			rbh_iter_remove(&iter, p);
+			FUZZ_CHECK(rbh_iter_remove(&iter, p),
+				   "rbh_iter_remove(%p) refused", p);
 			fuzz_model_remove(obj);
 		} else {
 			obj->seen++;

@@ -114,6 +114,7 @@ struct rbh_iter {
 	u8 index;		/* Next entry in that group */
 	bool in_chain;
 	bool removed;
+	bool no_table;		/* rbh_iter_lock() holds the resize lock */
 	struct rbh_bucket *bucket;
 	struct rbh_bucket *locked;
 };
@@ -128,7 +129,8 @@ struct rbh_iter {
 	struct rbh_iter name = { .rbh = _rbh, .hash = _hash, }
 
 void rbh_iter_lock(struct rbh_iter *rbhi);
-void rbh_iter_remove(struct rbh_iter *rbhi, void *p);
+bool rbh_iter_remove(struct rbh_iter *rbhi, void *p);
+bool rbh_iter_replace(struct rbh_iter *rbhi, void *p, void *new);
 void rbh_iter_unlock(struct rbh_iter *rbhi);
 
 /* The largest number of entries any bucket holds, on any configuration. */

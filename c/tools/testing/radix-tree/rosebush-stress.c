@@ -12,7 +12,9 @@
  *
  * Stable entries are stored before the threads start and never removed:
  * every walk of a stable entry's hash must return it (the iteration
- * guarantee of Documentation/core-api/rosebush.rst).  Each writer owns the
+ * guarantee of Documentation/core-api/rosebush.rst).  Writers swap a
+ * stable entry's object for its twin with rbh_iter_replace(), so a walk
+ * must return the one or the other, never neither.  Each writer owns the
  * "moving" entries it stores, so it knows what is stored and checks that
  * its own lookups, removals and locked iterations find them.  Every
  * pointer returned to anybody is dereferenced and must be one of the
@@ -80,6 +82,9 @@ struct stable_group {
 	u32 hash;
 	unsigned int nr;
 	struct stress_obj *objs[MAX_GROUP];
+	/* Stored in place of objs[i] while swapped[i], by rbh_iter_replace() */
+	struct stress_obj *twins[MAX_GROUP];
+	bool swapped[MAX_GROUP];	/* under the bucket lock */
 };
 
 enum stress_op {
@@ -91,6 +96,7 @@ enum stress_op {
 	OP_ITER_REMOVE,		/* locked iterations that removed something */
 	OP_ITER_REMOVED,	/* entries they removed */
 	OP_LOOKUP,
+	OP_REPLACE,		/* stable entries swapped for their twins */
 	OP_BURST,		/* bursts of inserts under one hash */
 	OP_CLUSTER,		/* bursts under keys that differ in low bits */
 	OP_CYCLE,		/* grow-and-shrink cycles completed */
@@ -99,7 +105,7 @@ enum stress_op {
 
 static const char *const op_names[NR_OPS] = {
 	"insert", "remove", "reserve", "use", "release", "iter_remove",
-	"iter_removed", "lookup", "burst", "cluster", "cycles",
+	"iter_removed", "lookup", "replace", "burst", "cluster", "cycles",
 };
 
 struct writer {
@@ -435,7 +441,9 @@ static void writer_iter_remove(struct writer *w)
 		if (p->owner != w->id || p->hash != obj->hash || !p->stored ||
 		    nr == MAX_ITER_REMOVE || (p != obj && !more))
 			continue;
-		rbh_iter_remove(&iter, p);
+		if (!rbh_iter_remove(&iter, p))
+			violation("writer %d: rbh_iter_remove(%p) refused\n",
+				  w->id, p);
 		p->stored = false;
 		removed[nr++] = p;
 	}
@@ -450,6 +458,52 @@ static void writer_iter_remove(struct writer *w)
 		writer_untrack(w, removed[i]);
 		writer_free(w, removed[i]);
 	}
+}
+
+/* The stored one of a stable entry and its twin */
+static struct stress_obj *stable_stored(const struct stable_group *group,
+					unsigned int i)
+{
+	return group->swapped[i] ? group->twins[i] : group->objs[i];
+}
+
+/*
+ * Swap each stable entry of a random group for its twin, in place, with
+ * the bucket locked: readers must find the one or the other.
+ */
+static void writer_replace(struct writer *w)
+{
+	struct stable_group *group =
+		&groups[rnd_below(&w->rnd, NR_STABLE + NR_HOT)];
+	RBH_ITER(iter, &bush, group->hash);
+	struct stress_obj *p, *q;
+	unsigned int nr = 0;
+
+	rbh_iter_lock(&iter);
+	while ((p = rbh_next(&iter)) != NULL) {
+		if (!obj_valid("writer", w->id, group->hash, p))
+			break;
+		if (p->owner != -1 || p->hash != group->hash)
+			continue;
+		if (p->index >= group->nr || p != stable_stored(group, p->index)) {
+			violation("writer %d: locked iteration of %#x returned stable %p, not the one stored\n",
+				  w->id, group->hash, p);
+			continue;
+		}
+		q = group->swapped[p->index] ? group->objs[p->index] :
+					       group->twins[p->index];
+		if (!rbh_iter_replace(&iter, p, q))
+			violation("writer %d: rbh_iter_replace(%p) refused\n",
+				  w->id, p);
+		else
+			group->swapped[p->index] = !group->swapped[p->index];
+		nr++;
+	}
+	rbh_iter_unlock(&iter);
+	if (nr != group->nr)
+		violation("writer %d: locked iteration of %#x found %u of %u stable entries\n",
+			  w->id, group->hash, nr, group->nr);
+	w->ops[OP_REPLACE]++;
 }
 
 /* Nobody else removes our entries: a lookup must find one. */
@@ -536,8 +590,10 @@ static void *writer_fn(void *arg)
 				writer_remove(w);
 			else if (r < 90)
 				writer_iter_remove(w);
-			else
+			else if (r < 97)
 				writer_lookup(w);
+			else
+				writer_replace(w);
 		} else {
 			if (r < 8)
 				writer_insert(w, writer_hash(w));
@@ -549,8 +605,10 @@ static void *writer_fn(void *arg)
 				writer_remove(w);
 			else if (r < 85)
 				writer_iter_remove(w);
-			else
+			else if (r < 97)
 				writer_lookup(w);
+			else
+				writer_replace(w);
 		}
 		if (r == 100 && w->nr_pending == MAX_PENDING)
 			r = 101;
@@ -600,7 +658,9 @@ static void reader_walk(struct reader *rd, u32 hash,
 		if (READ_ONCE(p->hash) != hash) {
 			rd->other_hash++;
 		} else if (group && p->owner == -1) {
-			if (p->index >= group->nr || group->objs[p->index] != p)
+			if (p->index >= group->nr ||
+			    (group->objs[p->index] != p &&
+			     group->twins[p->index] != p))
 				violation("reader %d: stable %p returned for %#x is not in its group\n",
 					  rd->id, p, hash);
 			else if (seen[p->index]++ && locked)
@@ -622,7 +682,7 @@ static void reader_walk(struct reader *rd, u32 hash,
 	rd->stable_walks++;
 	for (i = 0; i < group->nr; i++)
 		if (!seen[i])
-			violation("reader %d: walk of %#x missed stable entry %p (%u of %u)\n",
+			violation("reader %d: walk of %#x missed stable entry %p (%u of %u) and its twin\n",
 				  rd->id, hash, group->objs[i], i, group->nr);
 }
 
@@ -692,6 +752,8 @@ static void setup_stable(u64 *rnd)
 
 			obj->index = i;
 			group->objs[i] = obj;
+			group->twins[i] = obj_alloc(-1, group->hash);
+			group->twins[i]->index = i;
 			nr_stable_entries++;
 			if (rbh_insert(&bush, group->hash, obj))
 				violation("setup: rbh_insert(%#x) failed\n",
@@ -739,7 +801,7 @@ static unsigned long final_check(void)
 	for (g = 0; g < NR_STABLE + NR_HOT; g++)
 		for (k = 0; k < groups[g].nr; k++)
 			all[n++] = (struct final_entry){ groups[g].hash,
-							 groups[g].objs[k] };
+						stable_stored(&groups[g], k) };
 	for (w = 0; w < opt.writers; w++)
 		for (k = 0; k < writers[w].nr; k++)
 			all[n++] = (struct final_entry){
@@ -911,7 +973,8 @@ int main(int argc, char **argv)
 			       writers[i].ops[OP_USE] +
 			       writers[i].ops[OP_RELEASE] +
 			       writers[i].ops[OP_ITER_REMOVE] +
-			       writers[i].ops[OP_LOOKUP],
+			       writers[i].ops[OP_LOOKUP] +
+			       writers[i].ops[OP_REPLACE],
 			       writers[i].peak, writers[i].nr);
 	}
 	for (i = 0; i < opt.readers; i++) {
@@ -965,8 +1028,10 @@ int main(int argc, char **argv)
 
 	rbh_destroy(&bush);
 	for (i = 0; i < NR_STABLE + NR_HOT; i++)
-		for (k = 0; k < groups[i].nr; k++)
+		for (k = 0; k < groups[i].nr; k++) {
 			obj_free(groups[i].objs[k]);
+			obj_free(groups[i].twins[k]);
+		}
 	for (i = 0; i < opt.writers; i++) {
 		for (k = 0; k < writers[i].nr; k++)
 			obj_free(writers[i].stored[k]);
