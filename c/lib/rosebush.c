@@ -1717,8 +1717,9 @@ static bool rbh_lock_tableless(struct rbh *rbh)
  * its resize lock is held instead, under which the first table is made,
  * so that nothing can be stored anywhere in it.  Unlock with
  * rbh_iter_unlock().  Until then, call no other rosebush function except
- * rbh_next(), rbh_iter_remove() and rbh_iter_replace() on this iterator,
- * on this rosebush or any other: they may need the same lock.
+ * rbh_next(), rbh_iter_remove(), rbh_iter_replace() and rbh_iter_use()
+ * on this iterator, on this rosebush or any other: they may need the same
+ * lock.
  *
  * Context: Process context.  Takes the RCU read lock and a bucket lock
  * (or the rosebush's resize lock).
@@ -1816,6 +1817,41 @@ bool rbh_iter_replace(struct rbh_iter *rbhi, void *p, void *new)
 	return true;
 }
 EXPORT_SYMBOL_GPL(rbh_iter_replace);
+
+/**
+ * rbh_iter_use() - Use a slot reserved under the iterator's hash.
+ * @rbhi: The iterator, locked with rbh_iter_lock().
+ * @p: The pointer to store, which may not be NULL.
+ *
+ * Fill a slot that rbh_reserve() reserved for the iterator's hash, as
+ * rbh_use() does, under the bucket lock the iterator already holds.  A
+ * caller can then reserve (which may sleep), lock, look for an entry it
+ * would clash with and store its own only if there is none, in one
+ * critical section; it releases the reservation it did not use with
+ * rbh_release() after rbh_iter_unlock().  The walk may or may not return
+ * @p later on.
+ *
+ * Context: Between rbh_iter_lock() and rbh_iter_unlock().  Does not sleep.
+ * Return: 0 on success, -EINVAL if @p is NULL, -ENOENT if no slot is
+ * reserved for the hash.
+ */
+int rbh_iter_use(struct rbh_iter *rbhi, void *p)
+{
+	struct rbh_pos pos;
+
+	if (!p)
+		return -EINVAL;
+	/* A rosebush with no table has no reservation */
+	if (!rbhi->locked)
+		return -ENOENT;
+	lockdep_assert_held(&rbhi->locked->h.lock);
+	if (!rbh_find_entry(rbhi->locked, rbhi->key, NULL, &pos))
+		return -ENOENT;
+	/* Pairs with rcu_dereference() in rbh_next() */
+	rcu_assign_pointer(rbh_slots(pos.bucket, pos.group)[pos.index], p);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(rbh_iter_use);
 
 /**
  * rbh_iter_unlock() - Unlock the iterator's bucket.

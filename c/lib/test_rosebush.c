@@ -717,6 +717,53 @@ static void rbh_reserve_use_release(struct kunit *test)
 }
 
 /*
+ * rbh_iter_use() fills a reservation under the iterator's lock: once,
+ * among other entries of the hash, and not without a reservation, on a
+ * rosebush with no table, or with a NULL pointer.
+ */
+static void rbh_iter_use_while_locked(struct kunit *test)
+{
+	struct rbh *rbh = rbh_test_new(test);
+	struct rbh_stats *st = rbh_test_stats_alloc(test);
+	void *p = rbh_test_ptr(100), *q = rbh_test_ptr(101);
+	const u32 hash = 42;
+	unsigned long i, total;
+
+	{
+		RBH_ITER(iter, rbh, hash);
+
+		rbh_iter_lock(&iter);
+		KUNIT_EXPECT_EQ(test, rbh_iter_use(&iter, p), -ENOENT);
+		rbh_iter_unlock(&iter);
+	}
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, hash, rbh_test_ptr(i)), 0);
+	KUNIT_ASSERT_EQ(test, rbh_reserve(rbh, hash), 0);
+	rbh_test_check_counts(test, rbh, st, 3, 1);
+
+	{
+		RBH_ITER(iter, rbh, hash);
+
+		rbh_iter_lock(&iter);
+		KUNIT_EXPECT_EQ(test, rbh_iter_use(&iter, NULL), -EINVAL);
+		KUNIT_EXPECT_EQ(test, rbh_iter_use(&iter, p), 0);
+		KUNIT_EXPECT_EQ(test, rbh_iter_use(&iter, q), -ENOENT);
+		rbh_iter_unlock(&iter);
+	}
+	KUNIT_EXPECT_EQ(test, rbh_test_count(rbh, hash, p, &total), 1UL);
+	KUNIT_EXPECT_EQ(test, rbh_test_count(rbh, hash, q, NULL), 0UL);
+	KUNIT_EXPECT_EQ(test, total, 4UL);
+	rbh_test_check_counts(test, rbh, st, 4, 0);
+	KUNIT_EXPECT_EQ(test, rbh_release(rbh, hash), -ENOENT);
+
+	KUNIT_EXPECT_EQ(test, rbh_remove(rbh, hash, p), 0);
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_EQ(test, rbh_remove(rbh, hash, rbh_test_ptr(i)), 0);
+	KUNIT_EXPECT_TRUE(test, rbh_empty(rbh));
+	rbh_test_destroy(test, rbh);
+}
+
+/*
  * rbh_next() never returns a reservation (which would end the walk
  * early), whether it sits between entries of the same hash, fills an
  * overflow chain, or is spread over buckets that split.
@@ -3160,6 +3207,7 @@ static struct kunit_case rosebush_cases[] = {
 	KUNIT_CASE(rbh_next_skips_reservations),
 	KUNIT_CASE(rbh_iter_remove_while_locked),
 	KUNIT_CASE(rbh_iter_replace_in_place),
+	KUNIT_CASE(rbh_iter_use_while_locked),
 	KUNIT_CASE(rbh_same_pointer_many_times),
 	KUNIT_CASE(rbh_spilled_entries),
 	KUNIT_CASE_PARAM(rbh_insert_iterate_remove, rbh_test_sizes_gen_params),

@@ -131,6 +131,7 @@ struct rbh_iter {
 void rbh_iter_lock(struct rbh_iter *rbhi);
 bool rbh_iter_remove(struct rbh_iter *rbhi, void *p);
 bool rbh_iter_replace(struct rbh_iter *rbhi, void *p, void *new);
+int rbh_iter_use(struct rbh_iter *rbhi, void *p);
 void rbh_iter_unlock(struct rbh_iter *rbhi);
 
 /* The largest number of entries any bucket holds, on any configuration. */

@@ -139,6 +139,7 @@ extern rbh_harness_noinline typeof(__rbh_next) __rbh_next;
 extern rbh_harness_noinline typeof(rbh_iter_lock) rbh_iter_lock;
 extern rbh_harness_noinline typeof(rbh_iter_remove) rbh_iter_remove;
 extern rbh_harness_noinline typeof(rbh_iter_replace) rbh_iter_replace;
+extern rbh_harness_noinline typeof(rbh_iter_use) rbh_iter_use;
 extern rbh_harness_noinline typeof(rbh_iter_unlock) rbh_iter_unlock;
 #endif
 
