@@ -2949,6 +2949,29 @@ static void rbh_test_contender_stop(void *data)
 	kthread_stop(c->task);
 }
 
+/* Start a contender that inserts and removes @p under @hash in @rbh. */
+static struct rbh_test_contender *
+rbh_test_contender_start(struct kunit *test, struct rbh *rbh, u32 hash,
+			 void *p)
+{
+	struct rbh_test_contender *c;
+	int err;
+
+	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	c->rbh = rbh;
+	c->hash = hash;
+	c->p = p;
+	init_completion(&c->go);
+	init_completion(&c->done);
+	c->task = kthread_run(rbh_test_contender_fn, c, "rbh_contender");
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(c->task), "kthread_run(): %ld",
+			       PTR_ERR(c->task));
+	err = kunit_add_action_or_reset(test, rbh_test_contender_stop, c);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	return c;
+}
+
 /*
  * Hold the lock of @held's bucket while the contender inserts into it,
  * long enough for the contender to find it taken.
@@ -2988,25 +3011,14 @@ static void rbh_contention_split_holds(struct kunit *test)
 	u32 held = rbh_test_hash_of_key(0x10000000);
 	u32 apart = rbh_test_hash_of_key(0x40000000);
 	unsigned int round;
-	int err;
 
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "contention needs two CPUs");
-	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, c);
-	c->rbh = rbh;
-	c->hash = rbh_test_hash_of_key(0x20000000);
-	c->p = rbh_test_ptr(3);
-	init_completion(&c->go);
-	init_completion(&c->done);
 	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, held, rbh_test_ptr(1)), 0);
 	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, apart, rbh_test_ptr(2)), 0);
-
-	c->task = kthread_run(rbh_test_contender_fn, c, "rbh_contender");
-	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(c->task), "kthread_run(): %ld",
-			       PTR_ERR(c->task));
-	err = kunit_add_action_or_reset(test, rbh_test_contender_stop, c);
-	KUNIT_ASSERT_EQ(test, err, 0);
+	c = rbh_test_contender_start(test, rbh,
+				     rbh_test_hash_of_key(0x20000000),
+				     rbh_test_ptr(3));
 
 	/* Each round, the contender's insertion, then its removal */
 	for (round = 0; round < RBH_TEST_CONTEND_ROUNDS; round++) {
@@ -3056,22 +3068,10 @@ static void rbh_iter_lock_before_first_insert(struct kunit *test)
 	u32 hash = rbh_test_hash_of_key(0x20000000);
 	bool done_while_locked, started;
 	unsigned int us;
-	int err;
 
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "an insertion that waits needs two CPUs");
-	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, c);
-	c->rbh = rbh;
-	c->hash = hash;
-	c->p = rbh_test_ptr(1);
-	init_completion(&c->go);
-	init_completion(&c->done);
-	c->task = kthread_run(rbh_test_contender_fn, c, "rbh_contender");
-	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(c->task), "kthread_run(): %ld",
-			       PTR_ERR(c->task));
-	err = kunit_add_action_or_reset(test, rbh_test_contender_stop, c);
-	KUNIT_ASSERT_EQ(test, err, 0);
+	c = rbh_test_contender_start(test, rbh, hash, rbh_test_ptr(1));
 
 	{
 		RBH_ITER(iter, rbh, hash);
