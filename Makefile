@@ -41,7 +41,7 @@ KUNIT_BENCH_CONFIGS := tests/kunit/base.config tests/kunit/rosebush.config \
 
 .PHONY: help toolchain toolchain-quiet tree export check-patches check-tree qemu-kunit \
 	qemu-kcsan qemu-sample qemu-bench-smoke test-userspace fuzz coverage bench bench-misses \
-	qemu-bench mutants test \
+	qemu-bench mutants mutants-rust test \
 	test-tools clean distclean
 
 help:
@@ -51,7 +51,8 @@ help:
 	@echo '  qemu-kcsan     the same suites built with KCSAN (data-race detector) instead'
 	@echo '                 of KASAN and lockdep, in their own build directory'
 	@echo '  qemu-sample    boot the qemu-kunit kernel with KUnit off and load, then'
-	@echo '                 unload, the Rust sample rust_rosebush.ko (SAMPLE_ENTRIES=N)'
+	@echo '                 unload, the Rust sample rust_rosebush.ko, after building'
+	@echo '                 tests/rust-compile-fail/ (code that must not compile)'
 	@echo '  test-userspace the rosebush suite and an RCU stress test built as userspace'
 	@echo '                 programs (liburcu, ASan, UBSan) from tools/testing/radix-tree'
 	@echo '  fuzz           run the libFuzzer target (tests/fuzz) for FUZZ_SECONDS (60)'
@@ -67,6 +68,9 @@ help:
 	@echo '                 (KASAN, lockdep): its checks, not its numbers'
 	@echo '  mutants        delete, one at a time, lines of the fixes of the v2 defects'
 	@echo '                 (tests/mutants/mutants.txt): test-userspace must fail on each'
+	@echo '  mutants-rust   mutants of rust/kernel/rosebush.rs (tests/mutants/rust-mutants.txt,'
+	@echo '                 MUTANTS="NAME..." for some): qemu-kunit or rust-compile-fail must'
+	@echo '                 fail on each; about 4 minutes a mutant'
 	@echo '  test           every test: tool self-tests, series checks, test-userspace,'
 	@echo '                 qemu-kunit, qemu-sample, qemu-bench-smoke, qemu-kcsan'
 	@echo '  check-patches  the series git-ams onto the pristine tree, matches the c/'
@@ -108,10 +112,13 @@ qemu-kunit: tree
 qemu-kcsan: tree
 	@KUNIT_SUITES="$(KUNIT_KCSAN_SUITES)" $(RB) scripts/qemu-kunit.sh kcsan $(KUNIT_KCSAN_CONFIGS)
 
-SAMPLE_ENTRIES ?= 2000
 qemu-sample: tree
 	@KUNIT_BUILD_ONLY=1 $(RB) scripts/qemu-kunit.sh kunit $(KUNIT_CONFIGS)
-	@SAMPLE_ENTRIES=$(SAMPLE_ENTRIES) $(RB) scripts/qemu-sample.sh
+	@$(RB) scripts/rust-compile-fail.sh
+	@$(RB) scripts/qemu-sample.sh
+
+mutants-rust: tree
+	@$(RB) tests/mutants/rust.sh $(MUTANTS)
 
 test-userspace: tree
 	@USERSPACE_ARGS="$(USERSPACE_ARGS)" STRESS_ARGS="$(STRESS_ARGS)" \

@@ -3,8 +3,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # /init of the initramfs that scripts/qemu-sample.sh boots: load the Rust
-# rosebush sample with entries=N, N from "sample_entries=N" on the kernel
-# command line, unload it, and reboot (QEMU runs with -no-reboot, so it
+# rosebush sample, unload it, and reboot (QEMU runs with -no-reboot, so it
 # exits).  The kernel log goes to the serial console as it is printed.
 # This script's own lines go to /dev/kmsg, not to the console: a line
 # written to the console can be cut in two by a kernel message printed
@@ -15,9 +14,8 @@
 say() {
 	echo "sample: $*" >/dev/kmsg
 }
-entries=$(/bin/busybox sed -n 's/.*sample_entries=\([0-9]*\).*/\1/p' /proc/cmdline)
-say "insmod rust_rosebush.ko entries=$entries"
-/bin/busybox insmod /rust_rosebush.ko "entries=$entries"
+say "insmod rust_rosebush.ko"
+/bin/busybox insmod /rust_rosebush.ko
 say "insmod exit status $?"
 say "loaded: $(/bin/busybox grep rust_rosebush /proc/modules)"
 /bin/busybox rmmod rust_rosebush

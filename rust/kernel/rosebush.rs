@@ -2,10 +2,9 @@
 
 //! Rosebush, a resizable hash table read under RCU.
 //!
-//! [`Rosebush`] stores owned values ([`ForeignOwnable`], such as [`KBox`] and
-//! [`Arc`](crate::sync::Arc)) under 32-bit hashes the caller computes. Readers walk a hash under
-//! an [`rcu::Guard`] without taking any lock; writers lock only the bucket they change.
-//! [`Map`] builds a keyed map on top of it for types that implement [`Hash`] and [`Eq`].
+//! [`Rosebush`] stores values in [`RcuBox`]es under 32-bit hashes the caller computes. Readers
+//! walk a hash under an [`rcu::Guard`] without taking any lock; writers lock only the bucket they
+//! change. [`Map`] builds a keyed map on top of it for types that implement [`Hash`] and [`Eq`].
 //!
 //! C header: [`include/linux/rosebush.h`](srctree/include/linux/rosebush.h)
 //!
@@ -14,14 +13,21 @@
 //! # Values that readers may still be borrowing
 //!
 //! A reader that found a value keeps a reference to it until its [`rcu::Guard`] is dropped, even
-//! if the value is removed meanwhile. So the value is handed back to whoever removes it, and may
-//! be dropped, only after an RCU grace period: [`Locked::remove`] and [`Map::remove`] call
-//! `synchronize_rcu()` after taking the value out and before returning it. That makes removal
-//! sleep, typically for milliseconds; [`Rosebush`]'s own [`Drop`] needs no grace period, since
-//! no reader can borrow from it any more.
+//! if the value is removed meanwhile. So a value that is removed or replaced is not handed back:
+//! the rosebush drops it after an RCU grace period, from an RCU callback (`call_rcu()`), and the
+//! remover does not wait. That is why values live in an [`RcuBox`], which has room for the
+//! callback's `struct rcu_head`, as C's `kfree_rcu()` needs one in the object it frees.
 //!
-//! Here a reader on a workqueue borrows values while this task replaces and removes them; under
-//! KASAN, a value freed too early is reported as a use after free.
+//! The destructor of a removed value therefore runs in the context of RCU callbacks: softirq
+//! context, or a kernel thread with `rcu_nocbs`. It must not sleep or take locks that are held
+//! with softirqs enabled. A [`Rosebush`]'s own [`Drop`] drops the values still stored at once
+//! (no reader can borrow them any more) and then waits for the callbacks of the values removed
+//! earlier (`rcu_barrier()`), so it sleeps.
+//!
+//! Here the test task borrows values while a writer on a workqueue replaces and removes them.
+//! Values are poisoned when dropped, so a value dropped too early is seen (and reported by
+//! KASAN as a use after free), and a key that is always stored must always be found, even while
+//! its value is replaced.
 //!
 //! ```
 //! use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -32,184 +38,365 @@
 //!     workqueue,
 //! };
 //!
+//! const POISON: u64 = 0x6b6b_6b6b_6b6b_6b6b;
+//!
+//! /// Eight equal words, poisoned when dropped.
+//! struct Words([u64; 8]);
+//!
+//! impl Drop for Words {
+//!     fn drop(&mut self) {
+//!         for w in &mut self.0 {
+//!             // SAFETY: `w` is valid for writes; volatile, so that it is not optimised away.
+//!             unsafe { core::ptr::write_volatile(w, POISON) };
+//!         }
+//!     }
+//! }
+//!
 //! #[pin_data]
 //! struct Shared {
 //!     #[pin]
-//!     map: Map<u32, [u64; 8]>,
-//!     stop: AtomicBool,
+//!     map: Map<u32, Words>,
 //!     seen: AtomicUsize,
-//!     torn: AtomicUsize,
-//!     // The reader's state: 0 before it starts, 1 running, 2 done.
+//!     rounds: AtomicUsize,
+//!     done: AtomicBool,
 //!     #[pin]
-//!     state: Mutex<u32>,
+//!     finished: Mutex<bool>,
 //!     #[pin]
 //!     changed: CondVar,
-//! }
-//!
-//! impl Shared {
-//!     fn set_state(&self, state: u32) {
-//!         *self.state.lock() = state;
-//!         self.changed.notify_all();
-//!     }
-//!
-//!     fn wait_state(&self, state: u32) {
-//!         let mut guard = self.state.lock();
-//!         while *guard < state {
-//!             self.changed.wait(&mut guard);
-//!         }
-//!     }
 //! }
 //!
 //! let shared = Arc::pin_init(
 //!     pin_init!(Shared {
 //!         map <- Map::new(),
-//!         stop: AtomicBool::new(false),
 //!         seen: AtomicUsize::new(0),
-//!         torn: AtomicUsize::new(0),
-//!         state <- new_mutex!(0),
+//!         rounds: AtomicUsize::new(0),
+//!         done: AtomicBool::new(false),
+//!         finished <- new_mutex!(false),
 //!         changed <- new_condvar!(),
 //!     }),
 //!     GFP_KERNEL,
 //! )?;
+//! // Keys 0 to 3 are always stored; 4 to 7 come and go.
 //! for key in 0..8 {
-//!     shared.map.insert(key, [0; 8])?;
+//!     shared.map.insert(key, Words([0; 8]), GFP_KERNEL)?;
 //! }
 //!
-//! let reader = shared.clone();
+//! let writer = shared.clone();
 //! workqueue::system().try_spawn(GFP_KERNEL, move || {
-//!     reader.set_state(1);
-//!     while !reader.stop.load(Ordering::Acquire) {
-//!         let guard = rcu::read_lock();
+//!     let mut round = 0u64;
+//!     // At least 100 rounds, and until the reader has looked at 2000 values.
+//!     while (round < 100 || writer.seen.load(Ordering::Relaxed) < 2000) && round < 100_000 {
+//!         round += 1;
 //!         for key in 0..8 {
-//!             if let Some(words) = reader.map.get(&key, &guard) {
-//!                 // Hold the borrow for a while. The words of a value stay equal, unless it
-//!                 // is freed (which KASAN reports) and reused.
-//!                 for _ in 0..100 {
-//!                     if words.iter().any(|w| *w != words[0]) {
-//!                         reader.torn.fetch_add(1, Ordering::Relaxed);
-//!                     }
-//!                 }
-//!                 reader.seen.fetch_add(1, Ordering::Relaxed);
+//!             if writer.map.insert(key, Words([round; 8]), GFP_KERNEL).is_err() {
+//!                 break;
 //!             }
 //!         }
-//!         drop(guard);
-//!         // Without preemption, this loop would keep the grace-period kthread off its CPU.
-//!         // SAFETY: called outside any lock and RCU read-side critical section.
-//!         unsafe { kernel::bindings::__cond_resched() };
+//!         writer.map.remove(&(4 + (round % 4) as u32));
 //!     }
-//!     reader.set_state(2);
+//!     writer.rounds.store(round as usize, Ordering::Relaxed);
+//!     writer.done.store(true, Ordering::Release);
+//!     *writer.finished.lock() = true;
+//!     writer.changed.notify_all();
 //! })?;
 //!
-//! // Replace and remove values while the reader borrows them, at least 100 times each.
-//! shared.wait_state(1);
-//! let mut round = 0u64;
-//! while (round < 100 || shared.seen.load(Ordering::Relaxed) < 1000) && round < 100_000 {
-//!     round += 1;
+//! // This task reads, so that KASAN reports fail the test.
+//! let (mut torn, mut missing) = (0, 0);
+//! while !shared.done.load(Ordering::Acquire) {
+//!     let guard = rcu::read_lock();
 //!     for key in 0..8 {
-//!         // Replacing a value drops the old one, after a grace period.
-//!         shared.map.insert(key, [round; 8])?;
+//!         match shared.map.get(&key, &guard) {
+//!             Some(words) => {
+//!                 // Hold the borrow for a while: the words stay equal and unpoisoned.
+//!                 for _ in 0..20 {
+//!                     // SAFETY: `words` is a valid reference; volatile, to read memory again.
+//!                     let w: [u64; 8] = unsafe { core::ptr::read_volatile(&words.0) };
+//!                     if w.iter().any(|x| *x != w[0] || *x == POISON) {
+//!                         torn += 1;
+//!                     }
+//!                 }
+//!                 shared.seen.fetch_add(1, Ordering::Relaxed);
+//!             }
+//!             None if key < 4 => missing += 1,
+//!             None => {}
+//!         }
 //!     }
-//!     shared.map.remove(&((round % 8) as u32));
+//!     drop(guard);
+//!     // SAFETY: called outside any lock and RCU read-side critical section.
+//!     unsafe { kernel::bindings::__cond_resched() };
 //! }
-//! shared.stop.store(true, Ordering::Release);
-//! shared.wait_state(2);
+//! let mut finished = shared.finished.lock();
+//! while !*finished {
+//!     shared.changed.wait(&mut finished);
+//! }
+//! drop(finished);
 //!
-//! assert!(shared.seen.load(Ordering::Relaxed) > 0);
-//! assert_eq!(shared.torn.load(Ordering::Relaxed), 0);
 //! pr_info!(
 //!     "rosebush: a reader borrowed {} values during {} rounds of replacements\n",
 //!     shared.seen.load(Ordering::Relaxed),
-//!     round
+//!     shared.rounds.load(Ordering::Relaxed)
 //! );
+//! assert!(shared.seen.load(Ordering::Relaxed) > 0);
+//! assert_eq!(torn, 0);
+//! assert_eq!(missing, 0);
 //! # Ok::<(), Error>(())
 //! ```
 
 use crate::{
+    alloc::{AllocError, Flags},
     bindings,
     ffi::c_void,
-    new_mutex,
     prelude::*,
-    sync::{rcu, Mutex},
-    types::{ForeignOwnable, Opaque},
+    sync::rcu,
+    types::Opaque,
 };
 use core::{
     borrow::Borrow,
     hash::{Hash, Hasher},
     marker::PhantomData,
     mem::ManuallyDrop,
-    ptr,
-    sync::atomic::{AtomicUsize, Ordering},
+    ops::{Deref, DerefMut},
+    ptr::{self, NonNull},
+    sync::atomic::{AtomicBool, AtomicUsize, Ordering},
 };
 
-/// A hash table of owned values, each stored under a 32-bit hash.
+/// A heap allocation of a `T` that can be freed after an RCU grace period without waiting for
+/// one: a [`KBox`] with room for a `struct rcu_head`.
+///
+/// A [`Rosebush`] stores its values in `RcuBox`es. Until it is stored, an `RcuBox` is an
+/// ordinary owned box: it may be changed through [`DerefMut`], unwrapped with
+/// [`RcuBox::into_inner`], and dropping it frees it at once.
+///
+/// # Invariants
+///
+/// `ptr` comes from [`KBox::into_raw`] of a `KBox<RcuInner<T>>` that this `RcuBox` owns.
+///
+/// # Examples
+///
+/// ```
+/// use kernel::rosebush::RcuBox;
+///
+/// let mut b = RcuBox::new([1u32, 2], GFP_KERNEL)?;
+/// b[1] = 3;
+/// assert_eq!(RcuBox::into_inner(b), [1, 3]);
+/// # Ok::<(), Error>(())
+/// ```
+pub struct RcuBox<T: 'static> {
+    ptr: NonNull<RcuInner<T>>,
+    _owns: PhantomData<RcuInner<T>>,
+}
+
+/// What an [`RcuBox`] points at. The value comes first, so that a pointer to one is a pointer to
+/// the other: that is the pointer a rosebush stores.
+#[repr(C)]
+struct RcuInner<T> {
+    value: T,
+    head: Opaque<bindings::callback_head>,
+}
+
+// SAFETY: an `RcuBox` owns its `T`, as a `KBox` does.
+unsafe impl<T: Send> Send for RcuBox<T> {}
+
+// SAFETY: a shared `RcuBox` gives out only shared references to its `T`.
+unsafe impl<T: Sync> Sync for RcuBox<T> {}
+
+impl<T: 'static> RcuBox<T> {
+    /// Allocates memory with `flags` and moves `value` into it.
+    pub fn new(value: T, flags: Flags) -> Result<Self, AllocError> {
+        Self::new_or_give_back(value, flags).map_err(|_| AllocError)
+    }
+
+    /// Like [`RcuBox::new`], but hands `value` back if memory cannot be allocated.
+    fn new_or_give_back(value: T, flags: Flags) -> Result<Self, T> {
+        let Ok(uninit) = KBox::<RcuInner<T>>::new_uninit(flags) else {
+            return Err(value);
+        };
+        let inner = uninit.write(RcuInner {
+            value,
+            head: Opaque::uninit(),
+        });
+        // INVARIANT: the pointer comes from `KBox::into_raw`, and the new `RcuBox` owns it.
+        Ok(Self {
+            // SAFETY: `KBox::into_raw` never returns null.
+            ptr: unsafe { NonNull::new_unchecked(KBox::into_raw(inner)) },
+            _owns: PhantomData,
+        })
+    }
+
+    /// Moves the value out and frees the memory.
+    pub fn into_inner(this: Self) -> T {
+        let this = ManuallyDrop::new(this);
+        // SAFETY: by the type invariants `this.ptr` comes from `KBox::into_raw` and is owned by
+        // `this`, which is not dropped.
+        KBox::into_inner(unsafe { KBox::from_raw(this.ptr.as_ptr()) }).value
+    }
+
+    /// Gives up the box for a rosebush to store: the pointer to the value.
+    fn into_raw(this: Self) -> *mut c_void {
+        ManuallyDrop::new(this).ptr.as_ptr().cast()
+    }
+
+    /// Takes back a box given up by [`RcuBox::into_raw`].
+    ///
+    /// # Safety
+    ///
+    /// `p` comes from `RcuBox::<T>::into_raw` and is taken back once; nobody borrows the value
+    /// any more.
+    unsafe fn from_raw(p: *mut c_void) -> Self {
+        // INVARIANT: `p` comes from `into_raw`, so from `KBox::into_raw`, and is owned again.
+        Self {
+            // SAFETY: `into_raw` never returns null.
+            ptr: unsafe { NonNull::new_unchecked(p.cast()) },
+            _owns: PhantomData,
+        }
+    }
+
+    /// Borrows the value of a box given up by [`RcuBox::into_raw`].
+    ///
+    /// # Safety
+    ///
+    /// `p` comes from `RcuBox::<T>::into_raw`, and the box is not taken back (nor dropped after
+    /// a grace period) until the borrow ends.
+    unsafe fn borrow<'a>(p: *mut c_void) -> &'a T {
+        // SAFETY: by the safety requirements `p` points to a live `RcuInner<T>` for `'a`.
+        unsafe { &(*p.cast::<RcuInner<T>>()).value }
+    }
+
+    /// Drops a box given up by [`RcuBox::into_raw`] after an RCU grace period, without waiting.
+    ///
+    /// # Safety
+    ///
+    /// `p` comes from `RcuBox::<T>::into_raw` and is passed here once; no reference to the value
+    /// may be made from now on except by RCU readers that found `p` before this call.
+    unsafe fn drop_after_grace_period(p: *mut c_void)
+    where
+        T: Send,
+    {
+        // SAFETY: `p` points to a live `RcuInner<T>` (safety requirements).
+        let head = unsafe { Opaque::raw_get(ptr::addr_of!((*p.cast::<RcuInner<T>>()).head)) };
+        // SAFETY: nobody else uses `head`: it is free for `call_rcu()`. The callback runs after a
+        // grace period, when no reader that found `p` before now is left, and `T: Send` lets it
+        // drop the value in another context.
+        unsafe { bindings::call_rcu(head, Some(Self::rcu_callback)) };
+    }
+
+    /// The callback of [`RcuBox::drop_after_grace_period`]: drops the box.
+    ///
+    /// # Safety
+    ///
+    /// `head` is the `head` of an `RcuInner<T>` that `drop_after_grace_period` handed to
+    /// `call_rcu()`, and a grace period has elapsed since.
+    unsafe extern "C" fn rcu_callback(head: *mut bindings::callback_head) {
+        // SAFETY: by the safety requirements, `head` is the `head` of an `RcuInner<T>`, and the
+        // requirements of `drop_after_grace_period` make this callback the box's only user now.
+        let inner = unsafe { crate::container_of!(head, RcuInner<T>, head) };
+        // SAFETY: `inner` comes from `into_raw`, and this callback takes it back once.
+        drop(unsafe { Self::from_raw(inner.cast_mut().cast()) });
+    }
+}
+
+impl<T: 'static> Deref for RcuBox<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        // SAFETY: by the type invariants `ptr` points to a live `RcuInner<T>` that `self` owns.
+        unsafe { &self.ptr.as_ref().value }
+    }
+}
+
+impl<T: 'static> DerefMut for RcuBox<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        // SAFETY: as in `deref`; `&mut self` makes the access exclusive.
+        unsafe { &mut self.ptr.as_mut().value }
+    }
+}
+
+impl<T: 'static> Drop for RcuBox<T> {
+    fn drop(&mut self) {
+        // SAFETY: by the type invariants `ptr` comes from `KBox::into_raw` and is owned by `self`.
+        drop(unsafe { KBox::from_raw(self.ptr.as_ptr()) });
+    }
+}
+
+/// A hash table of values, each stored in an [`RcuBox`] under a 32-bit hash.
 ///
 /// Several values may be stored under the same hash, and a walk of a hash may also return values
 /// stored under other hashes: callers check that a value is the one they want, as they would
 /// after comparing hashes in any hash table.
 ///
 /// Lookups ([`Rosebush::lookup`]) take no lock: they borrow values for as long as an
-/// [`rcu::Guard`] lives. Insertions and reservations may sleep to allocate memory. Removal goes
-/// through [`Rosebush::lock`], which locks the bucket of one hash; see the [module
-/// documentation](self) for why removal waits for a grace period.
+/// [`rcu::Guard`] lives. Insertions and reservations may sleep to allocate memory. Values are
+/// removed or replaced through [`Rosebush::lock`], which locks the bucket of one hash, and are
+/// dropped after a grace period (see the [module documentation](self)).
+///
+/// Dropping a rosebush drops the values it still holds and, if it ever removed or replaced one,
+/// waits for those to be dropped too (`rcu_barrier()`): it sleeps, in process context.
+///
+/// `Rosebush<T>` is invariant in `T`: values are stored through shared references, so a
+/// rosebush of `fn(&'static u8)` must not be usable as one of `for<'a> fn(&'a u8)`, nor the
+/// other way round.
 ///
 /// # Invariants
 ///
 /// - `rbh` was initialised by `rbh_init()` and is pinned.
-/// - Every pointer stored in `rbh` (reservations aside) was returned by `T::into_foreign` and has
-///   not been passed to `T::from_foreign`.
-/// - A pointer is passed to `T::from_foreign` only after it was removed from `rbh` and an RCU
-///   grace period elapsed, or when no reference to the rosebush remains.
+/// - Every pointer stored in `rbh` (reservations aside) comes from `RcuBox::<T>::into_raw` and
+///   belongs to the rosebush: it is taken back only by `rbh_free_and_destroy()` in `Drop`, or by
+///   [`RcuBox::drop_after_grace_period`] once it is no longer stored.
+/// - `deferred` is set before any value is passed to [`RcuBox::drop_after_grace_period`].
 ///
 /// # Examples
 ///
 /// ```
-/// use kernel::{rosebush::Rosebush, sync::rcu};
+/// use kernel::{rosebush::{RcuBox, Rosebush}, sync::rcu};
 ///
-/// let rb = KBox::pin_init(Rosebush::<KBox<u64>>::new(), GFP_KERNEL)?;
-/// rb.insert(7, KBox::new(42, GFP_KERNEL)?)?;
-/// rb.insert(7, KBox::new(43, GFP_KERNEL)?)?;
-/// rb.insert(8, KBox::new(44, GFP_KERNEL)?)?;
+/// let rb = KBox::pin_init(Rosebush::<u64>::new(), GFP_KERNEL)?;
+/// rb.insert(7, RcuBox::new(42, GFP_KERNEL)?)?;
+/// rb.insert(7, RcuBox::new(43, GFP_KERNEL)?)?;
+/// rb.insert(8, RcuBox::new(44, GFP_KERNEL)?)?;
 ///
 /// let guard = rcu::read_lock();
 /// // The walk of hash 7 may return 44 too: values are checked.
 /// let sum: u64 = rb.lookup(7, &guard).copied().filter(|v| *v != 44).sum();
 /// assert_eq!(sum, 42 + 43);
-/// drop(guard);
 ///
-/// // Take 43 back out: the bucket of hash 7 is locked while its values are examined.
+/// // Take 43 out while `guard` still borrows it: it is dropped after `guard` is.
+/// let v43 = rb.lookup(7, &guard).find(|v| **v == 43).expect("43 is stored");
 /// let mut locked = rb.lock(7);
 /// while let Some(v) = locked.next_value() {
 ///     if *v == 43 {
-///         break;
+///         assert!(locked.remove_current());
 ///     }
 /// }
-/// let value = locked.remove().expect("43 was stored");
-/// assert_eq!(*value, 43);
+/// drop(locked);
+/// assert_eq!(*v43, 43);
+/// drop(guard);
 /// assert_eq!(rb.stats().entries, 2);
 /// # Ok::<(), Error>(())
 /// ```
 #[pin_data(PinnedDrop)]
-pub struct Rosebush<T: ForeignOwnable> {
+pub struct Rosebush<T: Send + 'static> {
     #[pin]
     rbh: Opaque<bindings::rbh>,
-    _values: PhantomData<T>,
+    deferred: AtomicBool,
+    // Owns `RcuBox<T>`s; `fn(T) -> T` makes the rosebush invariant in `T`.
+    _values: PhantomData<(RcuBox<T>, fn(T) -> T)>,
 }
 
 // SAFETY: moving a `Rosebush` to another task moves the values it owns, which are dropped there:
-// that needs `T: Send`. The C structure itself may be used and freed from any task.
-unsafe impl<T: ForeignOwnable + Send> Send for Rosebush<T> {}
+// that needs `T: Send` (which every rosebush requires, as removed values are dropped by RCU
+// callbacks). The C structure itself may be used and freed from any task.
+unsafe impl<T: Send> Send for Rosebush<T> {}
 
-// SAFETY: through a shared reference, tasks insert values (moving them in: `T: Send`), take them
-// out (`T: Send`), and borrow them at the same time as other tasks (`T: Sync`). The C functions
-// synchronise concurrent callers with their bucket locks and RCU.
-unsafe impl<T: ForeignOwnable + Send + Sync> Sync for Rosebush<T> {}
+// SAFETY: through a shared reference, tasks insert values (moving them in: `T: Send`), remove them
+// (to be dropped elsewhere: `T: Send`), and borrow them at the same time as other tasks
+// (`T: Sync`). The C functions synchronise concurrent callers with their bucket locks and RCU.
+unsafe impl<T: Send + Sync> Sync for Rosebush<T> {}
 
-/// The error of [`Rosebush::insert`], which hands the value back.
+/// The error of an insertion, which hands the value back.
 pub struct InsertError<T> {
     /// The value that was not stored.
     pub value: T,
-    /// Why: `ENOMEM` if memory could not be allocated, `EINVAL` if the value's foreign
-    /// representation is a null pointer, which a rosebush cannot store.
+    /// Why: `ENOMEM` if memory could not be allocated.
     pub error: Error,
 }
 
@@ -219,19 +406,34 @@ impl<T> From<InsertError<T>> for Error {
     }
 }
 
-impl<T: ForeignOwnable> Rosebush<T> {
+impl<T: Send + 'static> Rosebush<T> {
     /// Creates an empty rosebush, which allocates no memory until the first value is stored.
     pub fn new() -> impl PinInit<Self> {
         pin_init!(Self {
             // SAFETY: `rbh_init()` initialises every field of the `struct rbh` at `slot`, which
             // is valid for writes and, being in a pinned `Opaque`, will not move.
             rbh <- Opaque::ffi_init(|slot: *mut bindings::rbh| unsafe { bindings::rbh_init(slot) }),
+            deferred: AtomicBool::new(false),
             _values: PhantomData,
         })
     }
 
     fn as_ptr(&self) -> *mut bindings::rbh {
         self.rbh.get()
+    }
+
+    /// Drops the value `p`, which is no longer stored, after a grace period.
+    ///
+    /// # Safety
+    ///
+    /// `p` was stored in this rosebush and has just been removed from it (or replaced) under
+    /// its bucket lock.
+    unsafe fn defer_drop(&self, p: *mut c_void) {
+        // INVARIANT: set before the value is handed to `call_rcu()`.
+        self.deferred.store(true, Ordering::Relaxed);
+        // SAFETY: `p` comes from `RcuBox::<T>::into_raw` (type invariants); it is no longer
+        // stored, so only readers that found it already can still reach it.
+        unsafe { RcuBox::<T>::drop_after_grace_period(p) };
     }
 
     /// Stores `value` under `hash`, allocating memory with `GFP_KERNEL` if needed.
@@ -251,10 +453,10 @@ impl<T: ForeignOwnable> Rosebush<T> {
     /// # Examples
     ///
     /// ```
-    /// use kernel::rosebush::Rosebush;
+    /// use kernel::rosebush::{RcuBox, Rosebush};
     ///
-    /// let rb = KBox::pin_init(Rosebush::<KBox<u64>>::new(), GFP_KERNEL)?;
-    /// if let Err(err) = rb.insert(1, KBox::new(10, GFP_KERNEL)?) {
+    /// let rb = KBox::pin_init(Rosebush::<u64>::new(), GFP_KERNEL)?;
+    /// if let Err(err) = rb.insert(1, RcuBox::new(10, GFP_KERNEL)?) {
     ///     // The value is ours again: keep it, or let it go.
     ///     pr_warn!("value {} not stored\n", *err.value);
     ///     return Err(err.error);
@@ -262,27 +464,26 @@ impl<T: ForeignOwnable> Rosebush<T> {
     /// assert_eq!(rb.stats().entries, 1);
     /// # Ok::<(), Error>(())
     /// ```
-    pub fn insert(&self, hash: u32, value: T) -> Result<(), InsertError<T>> {
-        let p = value.into_foreign();
+    pub fn insert(&self, hash: u32, value: RcuBox<T>) -> Result<(), InsertError<RcuBox<T>>> {
+        let p = RcuBox::into_raw(value);
         // SAFETY: `self.as_ptr()` is an initialised rosebush (type invariant). Storing `p`
-        // keeps the invariant: it comes from `into_foreign`.
-        let ret = unsafe { bindings::rbh_insert(self.as_ptr(), hash, p.cast_mut()) };
+        // keeps the invariant: it comes from `RcuBox::into_raw`.
+        let ret = unsafe { bindings::rbh_insert(self.as_ptr(), hash, p) };
         if ret == 0 {
             return Ok(());
         }
-        // SAFETY: `p` comes from `into_foreign` above and, as `rbh_insert()` failed, was not
-        // stored: nobody else has seen it.
-        let value = unsafe { T::from_foreign(p) };
         Err(InsertError {
-            value,
+            // SAFETY: `p` comes from `into_raw` above and, as `rbh_insert()` failed, was not
+            // stored: nobody else has seen it.
+            value: unsafe { RcuBox::from_raw(p) },
             error: Error::from_errno(ret),
         })
     }
 
     /// Allocates a slot under `hash`, to be filled later without failing.
     ///
-    /// The slot is filled by [`Reservation::fill`], or released when the [`Reservation`] is
-    /// dropped. Lookups skip it until it is filled.
+    /// The slot is filled by [`Reservation::fill`] or [`Locked::fill`], or released when the
+    /// [`Reservation`] is dropped. Lookups skip it until it is filled.
     ///
     /// # Errors
     ///
@@ -295,16 +496,17 @@ impl<T: ForeignOwnable> Rosebush<T> {
     /// # Examples
     ///
     /// ```
-    /// use kernel::{rosebush::Rosebush, sync::rcu};
+    /// use kernel::{rosebush::{RcuBox, Rosebush}, sync::rcu};
     ///
-    /// let rb = KBox::pin_init(Rosebush::<KBox<u32>>::new(), GFP_KERNEL)?;
+    /// let rb = KBox::pin_init(Rosebush::<u32>::new(), GFP_KERNEL)?;
     /// let slot = rb.reserve(5)?;
     /// // Later, perhaps where allocating would be awkward:
-    /// slot.fill(KBox::new(5, GFP_KERNEL)?);
+    /// slot.fill(RcuBox::new(5, GFP_KERNEL)?);
     /// assert_eq!(rb.lookup(5, &rcu::read_lock()).count(), 1);
     ///
     /// // A reservation that is not filled is released.
     /// drop(rb.reserve(6)?);
+    /// rb.reserve(6)?.release();
     /// assert_eq!(rb.stats().reserved, 0);
     /// # Ok::<(), Error>(())
     /// ```
@@ -323,7 +525,8 @@ impl<T: ForeignOwnable> Rosebush<T> {
     /// Every value stored under `hash` before the walk began and not removed before it ended is
     /// returned, even while the table is resized. Values stored under other hashes, values
     /// removed during the walk, and a value twice may be returned as well: check that a value is
-    /// the one wanted.
+    /// the one wanted. A value replaced during the walk ([`Locked::replace_current`]) is returned
+    /// as the old value or the new one.
     ///
     /// # Context
     ///
@@ -331,20 +534,20 @@ impl<T: ForeignOwnable> Rosebush<T> {
     ///
     /// # Examples
     ///
-    /// Values that know their own key, shared with [`Arc`](crate::sync::Arc):
+    /// Values that know their own key:
     ///
     /// ```
-    /// use kernel::{rosebush::Rosebush, sync::{rcu, Arc}};
+    /// use kernel::{rosebush::{RcuBox, Rosebush}, sync::rcu};
     ///
     /// struct Object {
     ///     key: u64,
     ///     name: &'static str,
     /// }
     ///
-    /// let rb = KBox::pin_init(Rosebush::<Arc<Object>>::new(), GFP_KERNEL)?;
+    /// let rb = KBox::pin_init(Rosebush::<Object>::new(), GFP_KERNEL)?;
     /// for (key, name) in [(3, "three"), (35, "thirty-five")] {
     ///     // A poor hash, to make the two share one.
-    ///     rb.insert((key % 32) as u32, Arc::new(Object { key, name }, GFP_KERNEL)?)?;
+    ///     rb.insert((key % 32) as u32, RcuBox::new(Object { key, name }, GFP_KERNEL)?)?;
     /// }
     ///
     /// let guard = rcu::read_lock();
@@ -362,42 +565,38 @@ impl<T: ForeignOwnable> Rosebush<T> {
         }
     }
 
-    /// Locks the bucket that holds `hash`, to examine its values and remove one.
+    /// Locks the bucket that holds `hash`, to examine its values and remove or replace some.
     ///
     /// While the returned [`Locked`] lives, nothing is stored under `hash` or removed from it by
     /// anybody else, and [`Locked::next_value`] returns exactly the values stored under it (and
-    /// maybe some stored under other hashes).
+    /// maybe some stored under other hashes). That holds before the first value is stored too.
     ///
     /// # Context
     ///
-    /// Takes the RCU read lock and a spinlock, which the [`Locked`] holds: until it is dropped,
-    /// the task must not sleep or call any other rosebush method (it may need the same lock).
+    /// Process context. Takes the RCU read lock and a spinlock, which the [`Locked`] holds: until
+    /// it is dropped, the task must not sleep or call any other rosebush method (it may need the
+    /// same lock). Dropping the [`Locked`] does not sleep.
     ///
     /// # Examples
     ///
-    /// Removing every odd value stored under a hash, one at a time:
+    /// Removing every odd value stored under a hash, under one lock:
     ///
     /// ```
-    /// use kernel::rosebush::Rosebush;
+    /// use kernel::rosebush::{RcuBox, Rosebush};
     ///
-    /// let rb = KBox::pin_init(Rosebush::<KBox<u32>>::new(), GFP_KERNEL)?;
+    /// let rb = KBox::pin_init(Rosebush::<u32>::new(), GFP_KERNEL)?;
     /// for v in 0..6 {
-    ///     rb.insert(9, KBox::new(v, GFP_KERNEL)?)?;
+    ///     rb.insert(9, RcuBox::new(v, GFP_KERNEL)?)?;
     /// }
     /// let mut removed = 0;
-    /// loop {
-    ///     let mut locked = rb.lock(9);
-    ///     while let Some(v) = locked.next_value() {
-    ///         if *v % 2 == 1 {
-    ///             break;
-    ///         }
-    ///     }
-    ///     // `None` once no odd value is left: the bucket is unlocked either way.
-    ///     match locked.remove() {
-    ///         Some(v) => removed += *v,
-    ///         None => break,
+    /// let mut locked = rb.lock(9);
+    /// while let Some(v) = locked.next_value() {
+    ///     if *v % 2 == 1 {
+    ///         removed += *v;
+    ///         assert!(locked.remove_current());
     ///     }
     /// }
+    /// drop(locked);
     /// assert_eq!(removed, 1 + 3 + 5);
     /// assert_eq!(rb.stats().entries, 3);
     /// # Ok::<(), Error>(())
@@ -405,14 +604,15 @@ impl<T: ForeignOwnable> Rosebush<T> {
     pub fn lock(&self, hash: u32) -> Locked<'_, T> {
         let mut iter = new_iter(self.as_ptr(), hash);
         // SAFETY: `iter` is a fresh iterator of this initialised rosebush; the lock is released
-        // by `Locked`'s `Drop` or `remove`, in this task since `Locked` is not `Send`.
+        // by `Locked`'s `Drop`, in this task since `Locked` is not `Send`.
         unsafe { bindings::rbh_iter_lock(&mut iter) };
         // INVARIANT: `iter` is locked just above (the bucket of `hash`, or the resize lock of a
         // rosebush with no table yet).
         Locked {
-            _rb: PhantomData,
+            rb: self,
             iter,
             current: ptr::null_mut(),
+            _not_send: PhantomData,
         }
     }
 
@@ -425,9 +625,9 @@ impl<T: ForeignOwnable> Rosebush<T> {
     /// # Examples
     ///
     /// ```
-    /// use kernel::rosebush::Rosebush;
+    /// use kernel::rosebush::{RcuBox, Rosebush};
     ///
-    /// let rb = KBox::pin_init(Rosebush::<KBox<u8>>::new(), GFP_KERNEL)?;
+    /// let rb = KBox::pin_init(Rosebush::<u8>::new(), GFP_KERNEL)?;
     /// assert!(rb.is_empty());
     /// let slot = rb.reserve(1)?;
     /// assert!(!rb.is_empty());
@@ -452,11 +652,11 @@ impl<T: ForeignOwnable> Rosebush<T> {
     /// # Examples
     ///
     /// ```
-    /// use kernel::rosebush::Rosebush;
+    /// use kernel::rosebush::{RcuBox, Rosebush};
     ///
-    /// let rb = KBox::pin_init(Rosebush::<KBox<u32>>::new(), GFP_KERNEL)?;
+    /// let rb = KBox::pin_init(Rosebush::<u32>::new(), GFP_KERNEL)?;
     /// for i in 0..1000u32 {
-    ///     rb.insert(i.wrapping_mul(0x9e37_79b9), KBox::new(i, GFP_KERNEL)?)?;
+    ///     rb.insert(i.wrapping_mul(0x9e37_79b9), RcuBox::new(i, GFP_KERNEL)?)?;
     /// }
     /// let stats = rb.stats();
     /// assert_eq!(stats.entries, 1000);
@@ -505,7 +705,14 @@ fn new_iter(rbh: *mut bindings::rbh, hash: u32) -> bindings::rbh_iter {
 }
 
 #[pinned_drop]
-impl<T: ForeignOwnable> PinnedDrop for Rosebush<T> {
+impl<T: Send + 'static> PinnedDrop for Rosebush<T> {
+    /// Drops the values still stored, then waits for those removed earlier to be dropped.
+    ///
+    /// # Context
+    ///
+    /// Process context; sleeps in `rcu_barrier()` if values were ever removed or replaced, so
+    /// that no RCU callback that drops a `T` (code of the module that owns the rosebush) runs
+    /// after the rosebush is gone.
     fn drop(self: Pin<&mut Self>) {
         // SAFETY: `self.as_ptr()` is an initialised rosebush (type invariant), which nobody else
         // uses any more: lookups, reservations and locks all borrow `self`. `free_value::<T>`
@@ -513,6 +720,10 @@ impl<T: ForeignOwnable> PinnedDrop for Rosebush<T> {
         unsafe {
             bindings::rbh_free_and_destroy(self.as_ptr(), Some(free_value::<T>), ptr::null_mut())
         };
+        if self.deferred.load(Ordering::Relaxed) {
+            // SAFETY: called in process context, without locks held.
+            unsafe { bindings::rcu_barrier() };
+        }
     }
 }
 
@@ -522,10 +733,10 @@ impl<T: ForeignOwnable> PinnedDrop for Rosebush<T> {
 ///
 /// `p` must have been stored in a rosebush of `T` whose every other user is gone, and be passed
 /// here once.
-unsafe extern "C" fn free_value<T: ForeignOwnable>(p: *mut c_void, _arg: *mut c_void) {
-    // SAFETY: by the type invariants of `Rosebush`, `p` comes from `T::into_foreign` and was not
-    // converted back; nobody borrows it, as the rosebush is being destroyed.
-    drop(unsafe { T::from_foreign(p) });
+unsafe extern "C" fn free_value<T: Send + 'static>(p: *mut c_void, _arg: *mut c_void) {
+    // SAFETY: by the type invariants of `Rosebush`, `p` comes from `RcuBox::<T>::into_raw` and
+    // belongs to the rosebush, which is being destroyed: nobody borrows it.
+    drop(unsafe { RcuBox::<T>::from_raw(p) });
 }
 
 /// The largest number of entries one bucket holds, on any configuration.
@@ -570,50 +781,48 @@ pub struct Stats {
 ///
 /// # Invariants
 ///
-/// A slot is reserved in `rb` under `hash`, and this reservation is the only user of it.
-pub struct Reservation<'a, T: ForeignOwnable> {
+/// A slot is reserved in `rb` under `hash`, and this reservation is its only owner.
+pub struct Reservation<'a, T: Send + 'static> {
     rb: &'a Rosebush<T>,
     hash: u32,
 }
 
-impl<T: ForeignOwnable> Reservation<'_, T> {
+impl<T: Send + 'static> Reservation<'_, T> {
     /// Stores `value` in the reserved slot, which cannot fail.
-    ///
-    /// A value whose foreign representation is a null pointer cannot be stored: it is dropped
-    /// and the slot released. No [`ForeignOwnable`] type of the kernel crate has such values.
     ///
     /// # Context
     ///
-    /// Does not sleep (unless `value` is dropped, as above). Must not be called while this task
-    /// holds a [`Locked`].
-    pub fn fill(self, value: T) {
+    /// Does not sleep. Must not be called while this task holds a [`Locked`] (use
+    /// [`Locked::fill`] then).
+    pub fn fill(self, value: RcuBox<T>) {
         let this = ManuallyDrop::new(self);
-        let p = value.into_foreign();
+        let p = RcuBox::into_raw(value);
         // SAFETY: `this.rb` is an initialised rosebush; by the type invariants a slot is reserved
         // under `this.hash` for this reservation, which is consumed here. Storing `p` keeps the
-        // rosebush's invariant: it comes from `into_foreign`.
-        let ret = unsafe { bindings::rbh_use(this.rb.as_ptr(), this.hash, p.cast_mut()) };
-        if ret != 0 {
-            // Only a null `p` is refused: the slot is still reserved.
-            // SAFETY: `p` comes from `into_foreign` above and was not stored.
-            drop(unsafe { T::from_foreign(p) });
-            release(this.rb, this.hash);
-        }
+        // rosebush's invariant: it comes from `RcuBox::into_raw`.
+        let ret = unsafe { bindings::rbh_use(this.rb.as_ptr(), this.hash, p) };
+        // `rbh_use()` refuses only a null pointer, which `into_raw` never returns.
+        debug_assert_eq!(ret, 0);
+    }
+
+    /// Gives the slot back, as dropping the reservation does.
+    ///
+    /// # Context
+    ///
+    /// Takes and releases a bucket lock. Must not be called while this task holds a [`Locked`].
+    pub fn release(self) {
+        drop(self);
     }
 }
 
-impl<T: ForeignOwnable> Drop for Reservation<'_, T> {
+impl<T: Send + 'static> Drop for Reservation<'_, T> {
     fn drop(&mut self) {
-        release(self.rb, self.hash);
+        // SAFETY: `self.rb` is an initialised rosebush and, by the type invariants, a slot is
+        // reserved under `self.hash` for this reservation, which ends here: a null pointer asks
+        // `rbh_remove()` to release it.
+        let ret = unsafe { bindings::rbh_remove(self.rb.as_ptr(), self.hash, ptr::null_mut()) };
+        debug_assert_eq!(ret, 0);
     }
-}
-
-/// Releases a slot reserved under `hash`: `rbh_release()`.
-fn release<T: ForeignOwnable>(rb: &Rosebush<T>, hash: u32) {
-    // SAFETY: `rb` is an initialised rosebush; a null pointer asks `rbh_remove()` to release one
-    // reservation under `hash`, which the caller owns.
-    let ret = unsafe { bindings::rbh_remove(rb.as_ptr(), hash, ptr::null_mut()) };
-    debug_assert_eq!(ret, 0);
 }
 
 /// The values stored under one hash, borrowed under an RCU read lock: [`Rosebush::lookup`].
@@ -622,16 +831,16 @@ fn release<T: ForeignOwnable>(rb: &Rosebush<T>, hash: u32) {
 ///
 /// `iter` is an iterator of a rosebush of `T` that `'a` borrows, and the RCU read lock is held
 /// for `'a`.
-pub struct Iter<'a, T: ForeignOwnable> {
+pub struct Iter<'a, T: Send + 'static> {
     iter: bindings::rbh_iter,
     _borrows: PhantomData<&'a Rosebush<T>>,
     _guard: &'a rcu::Guard,
 }
 
-impl<'a, T: ForeignOwnable> Iterator for Iter<'a, T> {
-    type Item = T::Borrowed<'a>;
+impl<'a, T: Send + 'static> Iterator for Iter<'a, T> {
+    type Item = &'a T;
 
-    fn next(&mut self) -> Option<Self::Item> {
+    fn next(&mut self) -> Option<&'a T> {
         // SAFETY: by the type invariants the rosebush outlives `self` and the RCU read lock is
         // held.
         let p = unsafe { bindings::rbh_next(&mut self.iter) };
@@ -639,29 +848,33 @@ impl<'a, T: ForeignOwnable> Iterator for Iter<'a, T> {
             return None;
         }
         // SAFETY: `p` was stored in the rosebush while this task held the RCU read lock, so it
-        // comes from `T::into_foreign`, and `T::from_foreign` will not be called on it until a
-        // grace period after it is removed, which is after the read lock of `'a` ends (type
-        // invariants of `Rosebush`). The borrow lasts no longer than `'a`.
-        Some(unsafe { T::borrow(p) })
+        // comes from `RcuBox::into_raw`, and it is dropped only after a grace period that begins
+        // after it is removed, which ends after the read lock of `'a` (type invariants of
+        // `Rosebush`). The borrow lasts no longer than `'a`.
+        Some(unsafe { RcuBox::<T>::borrow(p) })
     }
 }
 
-/// The bucket of one hash, locked by [`Rosebush::lock`].
+/// The bucket of one hash, locked by [`Rosebush::lock`]; unlocked when dropped.
+///
+/// A `Locked` is not [`Send`]: the lock belongs to the task that took it.
 ///
 /// # Invariants
 ///
-/// `iter` is an iterator of the rosebush `'a` borrows, locked with `rbh_iter_lock()` by this
-/// task. `current` is null or the pointer `rbh_next()` last returned through `iter`.
-pub struct Locked<'a, T: ForeignOwnable> {
-    _rb: PhantomData<&'a Rosebush<T>>,
+/// `iter` is an iterator of `rb`, locked with `rbh_iter_lock()` by this task. `current` is null
+/// or the pointer `rbh_next()` last returned through `iter`, still stored.
+#[must_use = "the bucket is unlocked as soon as the `Locked` is dropped"]
+pub struct Locked<'a, T: Send + 'static> {
+    rb: &'a Rosebush<T>,
     iter: bindings::rbh_iter,
     current: *mut c_void,
+    _not_send: PhantomData<*mut ()>,
 }
 
-impl<T: ForeignOwnable> Locked<'_, T> {
+impl<'a, T: Send + 'static> Locked<'a, T> {
     /// Returns the next value stored under the locked hash (or under another hash in the same
     /// bucket), or `None` at the end.
-    pub fn next_value(&mut self) -> Option<T::Borrowed<'_>> {
+    pub fn next_value(&mut self) -> Option<&T> {
         // SAFETY: `self.iter` is locked (type invariants).
         let p = unsafe { bindings::rbh_next(&mut self.iter) };
         // INVARIANT: `current` is what `rbh_next()` returned.
@@ -669,45 +882,124 @@ impl<T: ForeignOwnable> Locked<'_, T> {
         if p.is_null() {
             return None;
         }
-        // SAFETY: `p` is stored in the rosebush, so it comes from `T::into_foreign` and was not
-        // converted back; while the bucket is locked nobody else can remove it, and the borrow
-        // ends before `self` is used again.
-        Some(unsafe { T::borrow(p) })
+        // SAFETY: `p` is stored in the rosebush, so it comes from `RcuBox::into_raw`; while the
+        // bucket is locked nobody else can remove it, and the borrow ends before `self` is used
+        // again.
+        Some(unsafe { RcuBox::<T>::borrow(p) })
     }
 
-    /// Removes the value [`Locked::next_value`] returned last, unlocks the bucket, and hands the
-    /// value back once no RCU reader can still be using it.
+    /// Removes the value [`Locked::next_value`] returned last; it is dropped after a grace
+    /// period. The walk goes on with [`Locked::next_value`].
     ///
-    /// Returns `None`, having only unlocked, if `next_value` was not called or returned `None`,
-    /// or if the rosebush refused the removal (which would be a bug, and warns): the value then
-    /// stays in the rosebush.
+    /// Returns `false`, removing nothing, if there is no such value: `next_value` was not called,
+    /// returned `None`, or its value was already removed or replaced.
     ///
     /// # Context
     ///
-    /// Process context: waits for an RCU grace period (`synchronize_rcu()`), after the bucket is
-    /// unlocked.
-    pub fn remove(self) -> Option<T> {
-        let mut this = ManuallyDrop::new(self);
-        let p = this.current;
-        // SAFETY: `p`, which is not null here, is what `rbh_next()` last returned through the
-        // locked `this.iter`.
-        let removed = !p.is_null() && unsafe { bindings::rbh_iter_remove(&mut this.iter, p) };
-        // SAFETY: `this.iter` is locked by this task (type invariants); `this` is not dropped,
-        // so it is unlocked only here.
-        unsafe { bindings::rbh_iter_unlock(&mut this.iter) };
-        if !removed {
-            return None;
+    /// Does not sleep.
+    pub fn remove_current(&mut self) -> bool {
+        let p = core::mem::replace(&mut self.current, ptr::null_mut());
+        // SAFETY: `p`, when not null, is what `rbh_next()` last returned through the locked
+        // `self.iter` (type invariants).
+        if p.is_null() || !unsafe { bindings::rbh_iter_remove(&mut self.iter, p) } {
+            return false;
         }
-        // Readers that found `p` before it was removed may still be using it.
-        // SAFETY: called without locks held, in process context.
-        unsafe { bindings::synchronize_rcu() };
-        // SAFETY: `p` was stored, so it comes from `T::into_foreign`; it is no longer stored, and
-        // every RCU reader that could have borrowed it has finished.
-        Some(unsafe { T::from_foreign(p) })
+        // SAFETY: `p` was stored in `self.rb` and was just removed under its bucket lock.
+        unsafe { self.rb.defer_drop(p) };
+        true
+    }
+
+    /// Replaces the value [`Locked::next_value`] returned last with `new`, in place: a lookup
+    /// that runs meanwhile finds one or the other, never neither. The old value is dropped after
+    /// a grace period, and the walk goes on after the new one.
+    ///
+    /// # Errors
+    ///
+    /// Hands `new` back if there is no value to replace (see [`Locked::remove_current`]).
+    ///
+    /// # Context
+    ///
+    /// Does not sleep.
+    pub fn replace_current(&mut self, new: RcuBox<T>) -> Result<(), RcuBox<T>> {
+        let p = core::mem::replace(&mut self.current, ptr::null_mut());
+        if p.is_null() {
+            return Err(new);
+        }
+        let q = RcuBox::into_raw(new);
+        // SAFETY: `p` is what `rbh_next()` last returned through the locked `self.iter`; storing
+        // `q`, which comes from `RcuBox::into_raw`, keeps the rosebush's invariants.
+        if !unsafe { bindings::rbh_iter_replace(&mut self.iter, p, q) } {
+            // SAFETY: `q` comes from `into_raw` above and was not stored.
+            return Err(unsafe { RcuBox::from_raw(q) });
+        }
+        // SAFETY: `p` was stored in `self.rb` and was just replaced under its bucket lock.
+        unsafe { self.rb.defer_drop(p) };
+        Ok(())
+    }
+
+    /// Stores `value` in the slot `slot` reserved, under the lock: a writer can reserve (which
+    /// may sleep), lock, check that no value it would clash with is stored, and store its own,
+    /// all in one critical section.
+    ///
+    /// # Errors
+    ///
+    /// Hands both back if `slot` was not reserved under the locked hash of this rosebush.
+    ///
+    /// # Context
+    ///
+    /// Does not sleep. `slot` must not be dropped while the bucket is locked (dropping it takes
+    /// the bucket lock): drop the [`Locked`] first.
+    ///
+    /// # Examples
+    ///
+    /// Storing a value only if no equal one is stored:
+    ///
+    /// ```
+    /// use kernel::rosebush::{RcuBox, Rosebush};
+    ///
+    /// let rb = KBox::pin_init(Rosebush::<u32>::new(), GFP_KERNEL)?;
+    /// for v in [4, 4, 5] {
+    ///     let value = RcuBox::new(v, GFP_KERNEL)?;
+    ///     let slot = rb.reserve(v)?;
+    ///     let mut locked = rb.lock(v);
+    ///     let mut clash = false;
+    ///     while let Some(old) = locked.next_value() {
+    ///         clash |= *old == v;
+    ///     }
+    ///     if !clash {
+    ///         assert!(locked.fill(slot, value).is_ok());
+    ///     } else {
+    ///         // Unlock before the unused reservation is released.
+    ///         drop(locked);
+    ///     }
+    /// }
+    /// assert_eq!(rb.stats().entries, 2);
+    /// assert_eq!(rb.stats().reserved, 0);
+    /// # Ok::<(), Error>(())
+    /// ```
+    pub fn fill<'r>(
+        &mut self,
+        slot: Reservation<'r, T>,
+        value: RcuBox<T>,
+    ) -> Result<(), (Reservation<'r, T>, RcuBox<T>)> {
+        if !ptr::eq(slot.rb, self.rb) || slot.hash != self.iter.hash {
+            return Err((slot, value));
+        }
+        let p = RcuBox::into_raw(value);
+        // SAFETY: `self.iter` is locked (type invariants) on the hash `slot` reserved a slot
+        // under; `p` comes from `RcuBox::into_raw`, so storing it keeps the rosebush's invariants.
+        let ret = unsafe { bindings::rbh_iter_use(&mut self.iter, p) };
+        if ret != 0 {
+            // SAFETY: `p` comes from `into_raw` above and was not stored.
+            return Err((slot, unsafe { RcuBox::from_raw(p) }));
+        }
+        // The slot is used: the reservation must not release it.
+        core::mem::forget(slot);
+        Ok(())
     }
 }
 
-impl<T: ForeignOwnable> Drop for Locked<'_, T> {
+impl<T: Send + 'static> Drop for Locked<'_, T> {
     fn drop(&mut self) {
         // SAFETY: `self.iter` is locked by this task (type invariants).
         unsafe { bindings::rbh_iter_unlock(&mut self.iter) };
@@ -719,10 +1011,20 @@ impl<T: ForeignOwnable> Drop for Locked<'_, T> {
 /// Each map draws its own SipHash key, so the hashes of its keys cannot be predicted and nobody
 /// can make many keys share a hash. Collisions are resolved inside: callers never see hashes.
 ///
-/// Lookups ([`Map::get`]) take no lock and borrow under an [`rcu::Guard`]; insertions and
-/// removals are serialised by a mutex of the map, and removal waits for an RCU grace period
-/// (see the [module documentation](self)). `K`'s [`Hash`] and [`Eq`] must not sleep: they also
-/// run under a bucket's spinlock.
+/// Lookups ([`Map::get`]) take no lock and borrow under an [`rcu::Guard`]. Writers lock only the
+/// bucket of the key they change, so writers of different keys proceed in parallel, and none
+/// waits for a grace period: a value removed or replaced is dropped after one, by an RCU callback
+/// (see the [module documentation](self) for the context its destructor runs in). `K`'s [`Hash`]
+/// and [`Eq`] must not sleep: they also run under a bucket's spinlock.
+///
+/// # Invariants
+///
+/// - Every value of `table` is a `MapEntry` stored under the hash of its key,
+///   `self.hash(&entry.key)`.
+/// - No two entries of `table` have equal keys (given lawful [`Hash`] and [`Eq`]): an entry is
+///   stored only by [`Map::insert`], under the lock of its hash's bucket, after the walk of that
+///   hash under the same lock found no entry with an equal key. Nothing unsafe relies on this.
+/// - `len` is the number of entries, as of the last insertion or removal to update it.
 ///
 /// # Examples
 ///
@@ -731,38 +1033,50 @@ impl<T: ForeignOwnable> Drop for Locked<'_, T> {
 ///
 /// let map = KBox::pin_init(Map::<u32, u64>::new(), GFP_KERNEL)?;
 /// for i in 0..100 {
-///     assert_eq!(map.insert(i, u64::from(i) * 10)?, None);
+///     assert!(!map.insert(i, u64::from(i) * 10, GFP_KERNEL)?);
 /// }
-/// assert_eq!(map.insert(5, 55)?, Some(50));
+/// // Replacing a value: `true`, and the old value is dropped after a grace period.
+/// assert!(map.insert(5, 55, GFP_KERNEL)?);
 /// assert_eq!(map.len(), 100);
 ///
 /// {
 ///     let guard = rcu::read_lock();
-///     assert_eq!(map.get(&5, &guard), Some(&55));
+///     let five = map.get(&5, &guard);
+///     assert_eq!(five, Some(&55));
 ///     assert_eq!(map.get(&100, &guard), None);
+///     // Removal does not wait for readers, so it may be called under `guard`, which still
+///     // borrows the value.
+///     assert!(map.remove(&5));
+///     assert_eq!(five, Some(&55));
+///     assert_eq!(map.get(&5, &guard), None);
 /// }
 ///
-/// assert_eq!(map.remove(&7), Some(70));
-/// assert_eq!(map.remove(&7), None);
-/// assert_eq!(map.len(), 99);
+/// assert!(map.remove(&7));
+/// assert!(!map.remove(&7));
+/// assert_eq!(map.len(), 98);
+///
+/// // A failed insertion hands the key and the value back.
+/// if let Err(err) = map.insert(7, 70, GFP_KERNEL) {
+///     let (key, value) = err.value;
+///     pr_warn!("{key} -> {value} not stored\n");
+/// }
 /// # Ok::<(), Error>(())
 /// ```
 #[pin_data]
-pub struct Map<K: 'static, V: 'static> {
+pub struct Map<K: Send + 'static, V: Send + 'static> {
     #[pin]
-    table: Rosebush<KBox<MapEntry<K, V>>>,
-    #[pin]
-    writer: Mutex<()>,
+    table: Rosebush<MapEntry<K, V>>,
     len: AtomicUsize,
     key: bindings::siphash_key_t,
 }
 
+/// A key and its value, as a [`Map`] stores them.
 struct MapEntry<K, V> {
     key: K,
     value: V,
 }
 
-impl<K: Hash + Eq + 'static, V: 'static> Map<K, V> {
+impl<K: Hash + Eq + Send + 'static, V: Send + 'static> Map<K, V> {
     /// Creates an empty map with a random SipHash key.
     pub fn new() -> impl PinInit<Self> {
         let mut key = bindings::siphash_key_t { key: [0; 2] };
@@ -772,7 +1086,6 @@ impl<K: Hash + Eq + 'static, V: 'static> Map<K, V> {
         };
         pin_init!(Self {
             table <- Rosebush::new(),
-            writer <- new_mutex!(()),
             len: AtomicUsize::new(0),
             key,
         })
@@ -799,7 +1112,7 @@ impl<K: Hash + Eq + 'static, V: 'static> Map<K, V> {
     /// use kernel::{rosebush::Map, sync::rcu};
     ///
     /// let map = KBox::pin_init(Map::<&'static str, u32>::new(), GFP_KERNEL)?;
-    /// map.insert("one", 1)?;
+    /// map.insert("one", 1, GFP_KERNEL)?;
     /// let guard = rcu::read_lock();
     /// assert_eq!(map.get("one", &guard), Some(&1));
     /// assert_eq!(map.get("two", &guard), None);
@@ -816,71 +1129,100 @@ impl<K: Hash + Eq + 'static, V: 'static> Map<K, V> {
             .map(|entry| &entry.value)
     }
 
-    /// Sets the value of `key`, returning the value it replaces, if any.
+    /// Advances `locked` to the entry of `key`; `false` if there is none.
+    fn seek<Q>(locked: &mut Locked<'_, MapEntry<K, V>>, key: &Q) -> bool
+    where
+        K: Borrow<Q>,
+        Q: Eq + ?Sized,
+    {
+        while let Some(entry) = locked.next_value() {
+            if entry.key.borrow() == key {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Sets the value of `key`, allocating the entry with `flags`; returns `true` if it replaced
+    /// a value.
     ///
-    /// Lookups find one value or the other while the old one is replaced.
+    /// A value is replaced in place: lookups find the old value or the new one, never neither.
+    /// The old value (and its key) is dropped after a grace period.
     ///
     /// # Errors
     ///
-    /// `ENOMEM` if memory could not be allocated; `key` and `value` are then dropped and the
-    /// map is unchanged.
+    /// `ENOMEM` if memory could not be allocated: the map is unchanged, and `key` and `value`
+    /// are handed back (see [`InsertError`]).
     ///
     /// # Context
     ///
-    /// Process context; may sleep (for an RCU grace period if a value is replaced).
-    pub fn insert(&self, key: K, value: V) -> Result<Option<V>> {
-        let hash = self.hash(&key);
-        let entry = KBox::new(MapEntry { key, value }, GFP_KERNEL)?;
-        let _writer = self.writer.lock();
-        let old = {
-            let guard = rcu::read_lock();
-            self.table
-                .lookup(hash, &guard)
-                .find(|e| e.key == entry.key)
-                .map(ptr::from_ref)
+    /// Process context; may sleep if `flags` allow it, and to allocate a bucket (always with
+    /// `GFP_KERNEL`) when the key is new.
+    pub fn insert(&self, key: K, value: V, flags: Flags) -> Result<bool, InsertError<(K, V)>> {
+        let give_back = |entry: MapEntry<K, V>, error| InsertError {
+            value: (entry.key, entry.value),
+            error,
         };
-        self.table.insert(hash, entry)?;
-        match old {
-            // Only writers remove entries, and this one holds the mutex: `old` is still stored.
-            Some(old) => Ok(self
-                .take(hash, |e| ptr::eq(e, old))
-                .map(|e| KBox::into_inner(e).value)),
-            None => {
-                self.len.fetch_add(1, Ordering::Relaxed);
-                Ok(None)
+        let hash = self.hash(&key);
+        let entry = RcuBox::new_or_give_back(MapEntry { key, value }, flags)
+            .map_err(|entry| give_back(entry, ENOMEM))?;
+
+        // A key that is stored is replaced under its bucket's lock, with nothing to allocate.
+        if self.get(&entry.key, &rcu::read_lock()).is_some() {
+            let mut locked = self.table.lock(hash);
+            if Self::seek(&mut locked, &entry.key) {
+                return match locked.replace_current(entry) {
+                    Ok(()) => Ok(true),
+                    Err(entry) => Err(give_back(RcuBox::into_inner(entry), EINVAL)),
+                };
             }
+        }
+
+        // A new key (or one removed meanwhile): reserve a slot, then check again under the lock.
+        let slot = match self.table.reserve(hash) {
+            Ok(slot) => slot,
+            Err(error) => return Err(give_back(RcuBox::into_inner(entry), error)),
+        };
+        let mut locked = self.table.lock(hash);
+        if Self::seek(&mut locked, &entry.key) {
+            let replaced = locked.replace_current(entry);
+            // Unlock before `slot` is released.
+            drop(locked);
+            return match replaced {
+                Ok(()) => Ok(true),
+                Err(entry) => Err(give_back(RcuBox::into_inner(entry), EINVAL)),
+            };
+        }
+        let filled = locked.fill(slot, entry);
+        drop(locked);
+        match filled {
+            Ok(()) => {
+                self.len.fetch_add(1, Ordering::Relaxed);
+                Ok(false)
+            }
+            Err((_slot, entry)) => Err(give_back(RcuBox::into_inner(entry), EINVAL)),
         }
     }
 
-    /// Removes `key` and returns its value, if it had one.
+    /// Removes `key`; returns `true` if it was there. Its value is dropped after a grace period.
     ///
     /// # Context
     ///
-    /// Process context; may sleep, for an RCU grace period if a value is removed.
-    pub fn remove<Q>(&self, key: &Q) -> Option<V>
+    /// Process context; takes a bucket's spinlock (and maybe the resize lock) but does not
+    /// sleep, so it may be called under a spinlock or while this task holds an [`rcu::Guard`]
+    /// that borrows the value.
+    pub fn remove<Q>(&self, key: &Q) -> bool
     where
         K: Borrow<Q>,
         Q: Hash + Eq + ?Sized,
     {
-        let _writer = self.writer.lock();
-        let entry = self.take(self.hash(key), |e| e.key.borrow() == key)?;
-        self.len.fetch_sub(1, Ordering::Relaxed);
-        Some(KBox::into_inner(entry).value)
-    }
-
-    /// Removes the first entry under `hash` that `matches`; the caller holds `writer`.
-    fn take(
-        &self,
-        hash: u32,
-        matches: impl Fn(&MapEntry<K, V>) -> bool,
-    ) -> Option<KBox<MapEntry<K, V>>> {
-        let mut locked = self.table.lock(hash);
-        while let Some(entry) = locked.next_value() {
-            if matches(entry) {
-                return locked.remove();
-            }
+        let mut locked = self.table.lock(self.hash(key));
+        if !(Self::seek(&mut locked, key) && locked.remove_current()) {
+            return false;
         }
-        None
+        drop(locked);
+        self.len.fetch_sub(1, Ordering::Relaxed);
+        true
     }
 
     /// Returns the number of keys in the map.

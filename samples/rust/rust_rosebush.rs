@@ -2,13 +2,23 @@
 
 //! Rust rosebush sample: a [`Map`] from names to values.
 //!
-//! On load it stores `entries` names (`insmod rust_rosebush.ko entries=N`, 1000 by default),
-//! looks each of them up under RCU along with as many names it never stored, replaces some
-//! values, removes every other name, and prints what it found and the shape of the rosebush. The
-//! rest is freed on unload.
+//! On load it stores [`ENTRIES`] names, looks each of them up under RCU along with as many names
+//! it never stored, replaces some values, removes every other name, and prints what it found and
+//! the shape of the rosebush. Then it measures the throughput of one and two writers while a
+//! reader runs. The rest is freed on unload.
 
-use core::fmt::{self, Write};
-use kernel::{bindings, c_str, ffi::c_uint, prelude::*, rosebush::Map, sync::rcu};
+use core::{
+    fmt::{self, Write},
+    sync::atomic::{AtomicBool, AtomicUsize, Ordering},
+};
+use kernel::{
+    bindings, new_condvar, new_mutex,
+    prelude::*,
+    rosebush::Map,
+    sync::{rcu, Arc, CondVar, Mutex},
+    time::Ktime,
+    workqueue,
+};
 
 module! {
     type: RustRosebush,
@@ -18,44 +28,10 @@ module! {
     license: "GPL",
 }
 
-/// The `entries` module parameter.
+/// The number of names the sample stores.
 ///
-/// The `module!` macro of this kernel has no parameters, so the parameter is declared as C's
-/// `module_param(entries, uint, 0)` does: a `struct kernel_param` in the `__param` section, which
-/// the module loader finds and parses before `init` runs.
-static mut ENTRIES: c_uint = 1000;
-
-/// A `struct kernel_param` for the `__param` section.
-#[repr(transparent)]
-struct Param(bindings::kernel_param);
-
-// SAFETY: the parameter is only written by the module loader, before `init` runs and before any
-// other code of the module can read it; it has no sysfs file (`perm` is 0).
-unsafe impl Sync for Param {}
-
-#[link_section = "__param"]
-#[used]
-static ENTRIES_PARAM: Param = Param(bindings::kernel_param {
-    // A built-in module's parameters are named after it.
-    #[cfg(MODULE)]
-    name: c_str!("entries").as_char_ptr(),
-    #[cfg(not(MODULE))]
-    name: c_str!("rust_rosebush.entries").as_char_ptr(),
-    // Used only for the parameter's lock, which is global when this is null.
-    mod_: core::ptr::null_mut(),
-    ops: core::ptr::addr_of!(bindings::param_ops_uint),
-    perm: 0,
-    level: -1,
-    flags: 0,
-    __bindgen_anon_1: bindings::kernel_param__bindgen_ty_1 {
-        arg: core::ptr::addr_of_mut!(ENTRIES).cast(),
-    },
-});
-
-fn entries() -> u32 {
-    // SAFETY: `ENTRIES` is written only by the module loader, before `init` (see `Param`).
-    unsafe { core::ptr::addr_of!(ENTRIES).read() }
-}
+/// The `module!` macro of this kernel takes no parameters, so the number is fixed.
+const ENTRIES: u32 = 2000;
 
 /// A name of up to 24 bytes, made without allocating so that it can be made under RCU.
 #[derive(PartialEq, Eq, Hash)]
@@ -94,11 +70,11 @@ struct RustRosebush {
 
 impl kernel::Module for RustRosebush {
     fn init(_module: &'static ThisModule) -> Result<Self> {
-        let n = entries();
+        let n = ENTRIES;
         let map = KBox::pin_init(Map::new(), GFP_KERNEL)?;
 
         for i in 0..n {
-            map.insert(Name::new("entry", i), u64::from(i) * 3)?;
+            map.insert(Name::new("entry", i), u64::from(i) * 3, GFP_KERNEL)?;
         }
         pr_info!("inserted {} entries, map holds {}\n", n, map.len());
 
@@ -118,13 +94,13 @@ impl kernel::Module for RustRosebush {
 
         let mut replaced = 0;
         for i in (0..n).step_by(10) {
-            if map.insert(Name::new("entry", i), u64::from(i) * 5)? == Some(u64::from(i) * 3) {
+            if map.insert(Name::new("entry", i), u64::from(i) * 5, GFP_KERNEL)? {
                 replaced += 1;
             }
         }
         let mut removed = 0;
         for i in (0..n).step_by(2) {
-            if map.remove(&Name::new("entry", i)).is_some() {
+            if map.remove(&Name::new("entry", i)) {
                 removed += 1;
             }
         }
@@ -150,8 +126,128 @@ impl kernel::Module for RustRosebush {
             stats.splits,
             stats.merges
         );
+        for writers in 1..=2 {
+            measure_writers(writers)?;
+        }
         Ok(RustRosebush { map })
     }
+}
+
+/// Operations each writer of [`measure_writers`] makes in each phase.
+const WRITER_OPS: u32 = 2000;
+
+/// What [`measure_writers`] shares with the tasks it starts.
+#[pin_data]
+struct Bench {
+    #[pin]
+    map: Map<u32, u64>,
+    stop: AtomicBool,
+    lookups: AtomicUsize,
+    /// The nanoseconds of each writer's insert, replace and remove phases, and how many tasks
+    /// have finished.
+    #[pin]
+    results: Mutex<([[i64; 3]; 2], u32)>,
+    #[pin]
+    changed: CondVar,
+}
+
+impl Bench {
+    /// Inserts, replaces and removes `WRITER_OPS` keys of its own, timing each phase.
+    fn write(&self, id: usize) -> Result {
+        let base = (id as u32) << 24;
+        let mut t = [Ktime::ktime_get(); 4];
+        for i in 0..WRITER_OPS {
+            self.map.insert(base + i, u64::from(i), GFP_KERNEL)?;
+        }
+        t[1] = Ktime::ktime_get();
+        for i in 0..WRITER_OPS {
+            self.map.insert(base + i, u64::from(i) + 1, GFP_KERNEL)?;
+        }
+        t[2] = Ktime::ktime_get();
+        for i in 0..WRITER_OPS {
+            self.map.remove(&(base + i));
+        }
+        t[3] = Ktime::ktime_get();
+        let mut results = self.results.lock();
+        for phase in 0..3 {
+            results.0[id][phase] = (t[phase + 1] - t[phase]).to_ns();
+        }
+        results.1 += 1;
+        self.changed.notify_all();
+        Ok(())
+    }
+
+    fn wait_finished(&self, tasks: u32) {
+        let mut results = self.results.lock();
+        while results.1 < tasks {
+            self.changed.wait(&mut results);
+        }
+    }
+}
+
+/// Measures the throughput of `writers` writers of a map while a reader looks keys up.
+fn measure_writers(writers: usize) -> Result {
+    let bench = Arc::pin_init(
+        pin_init!(Bench {
+            map <- Map::new(),
+            stop: AtomicBool::new(false),
+            lookups: AtomicUsize::new(0),
+            results <- new_mutex!(([[0; 3]; 2], 0)),
+            changed <- new_condvar!(),
+        }),
+        GFP_KERNEL,
+    )?;
+    let reader = bench.clone();
+    workqueue::system_unbound().try_spawn(GFP_KERNEL, move || {
+        let mut i = 0u32;
+        while !reader.stop.load(Ordering::Acquire) {
+            let guard = rcu::read_lock();
+            for _ in 0..64 {
+                i = i.wrapping_add(0x9e37_79b9);
+                let _ = reader
+                    .map
+                    .get(&(((i & 1) << 24) | (i % WRITER_OPS)), &guard);
+            }
+            drop(guard);
+            reader.lookups.fetch_add(64, Ordering::Relaxed);
+            // SAFETY: called outside any lock and RCU read-side critical section.
+            unsafe { bindings::__cond_resched() };
+        }
+        let mut results = reader.results.lock();
+        results.1 += 1;
+        reader.changed.notify_all();
+    })?;
+    if writers > 1 {
+        let second = bench.clone();
+        workqueue::system_unbound().try_spawn(GFP_KERNEL, move || {
+            if second.write(1).is_err() {
+                pr_err!("the second writer failed\n");
+            }
+        })?;
+    }
+    bench.write(0)?;
+    bench.wait_finished(writers as u32);
+    bench.stop.store(true, Ordering::Release);
+    bench.wait_finished(writers as u32 + 1);
+
+    let results = bench.results.lock();
+    let mut rate = [0u64; 3];
+    for (phase, r) in rate.iter_mut().enumerate() {
+        let longest = results.0[..writers]
+            .iter()
+            .map(|w| w[phase])
+            .max()
+            .unwrap_or(0);
+        *r = (writers as u64 * u64::from(WRITER_OPS) * 1_000_000_000) / longest.max(1) as u64;
+    }
+    pr_info!(
+        "writers: {writers} writer(s) and a reader, {WRITER_OPS} keys each: insert {} ops/s, replace {} ops/s, remove {} ops/s ({} lookups)\n",
+        rate[0],
+        rate[1],
+        rate[2],
+        bench.lookups.load(Ordering::Relaxed)
+    );
+    Ok(())
 }
 
 impl Drop for RustRosebush {
