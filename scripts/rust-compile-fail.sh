@@ -58,7 +58,7 @@ for src in "$top"/tests/rust-compile-fail/*.rs; do
 	else
 		result="FAILED: fails without \"$expect\""
 	fi
-	printf 'rust-compile-fail: %-18s %s\n' "$name" "$result"
+	printf 'rust-compile-fail: %-30s %s\n' "$name" "$result"
 	if [ "$result" != ok ]; then
 		bad=1
 		sed 's/^/    /' "$dir/build.log" | head -40

@@ -13,16 +13,19 @@
 //! # Values that readers may still be borrowing
 //!
 //! A reader that found a value keeps a reference to it until its [`rcu::Guard`] is dropped, even
-//! if the value is removed meanwhile. So a value that is removed or replaced is not handed back:
-//! the rosebush drops it after an RCU grace period, from an RCU callback (`call_rcu()`), and the
-//! remover does not wait. That is why values live in an [`RcuBox`], which has room for the
-//! callback's `struct rcu_head`, as C's `kfree_rcu()` needs one in the object it frees.
+//! if the value is removed meanwhile. So a value that is removed or replaced is not handed back,
+//! and the remover does not wait: the rosebush links it into a list of doomed values (through a
+//! word that every [`RcuBox`] has for this) and queues its reaper, a work item on
+//! `system_unbound_wq`, which takes the whole list, waits for one grace period
+//! (`synchronize_rcu()`) and drops what it took. Many removals thus share one grace period.
 //!
-//! The destructor of a removed value therefore runs in the context of RCU callbacks: softirq
-//! context, or a kernel thread with `rcu_nocbs`. It must not sleep or take locks that are held
-//! with softirqs enabled. A [`Rosebush`]'s own [`Drop`] drops the values still stored at once
-//! (no reader can borrow them any more) and then waits for the callbacks of the values removed
-//! earlier (`rcu_barrier()`), so it sleeps.
+//! The destructor of a removed value therefore runs in process context, in a kworker, and may
+//! sleep; it must not wait for the rosebush's own reaper ([`Rosebush::flush_removed`]).
+//! [`Rosebush::flush_removed`] waits until what was removed so far has been dropped. A
+//! [`Rosebush`]'s own [`Drop`] cancels or waits for its reaper and drops at once both the values
+//! still stored and the doomed ones (no reader can borrow them any more), so it sleeps; after it
+//! returns, no code of the rosebush's user runs on its behalf. A rosebush that is leaked instead
+//! (`KBox::leak`, a reference cycle) keeps its reaper too: its module must not be unloaded.
 //!
 //! Here the test task borrows values while a writer on a workqueue replaces and removes them.
 //! Values are poisoned when dropped, so a value dropped too early is seen (and reported by
@@ -152,16 +155,18 @@ use crate::{
 };
 use core::{
     borrow::Borrow,
+    cell::UnsafeCell,
     hash::{Hash, Hasher},
     marker::PhantomData,
     mem::ManuallyDrop,
     ops::{Deref, DerefMut},
     ptr::{self, NonNull},
-    sync::atomic::{AtomicBool, AtomicUsize, Ordering},
+    sync::atomic::{AtomicPtr, AtomicUsize, Ordering},
 };
 
-/// A heap allocation of a `T` that can be freed after an RCU grace period without waiting for
-/// one: a [`KBox`] with room for a `struct rcu_head`.
+/// A heap allocation of a `T` that a rosebush can drop after an RCU grace period without waiting
+/// for one: a [`KBox`] with one more word, which links it into its rosebush's list of doomed
+/// values once it is removed.
 ///
 /// A [`Rosebush`] stores its values in `RcuBox`es. Until it is stored, an `RcuBox` is an
 /// ordinary owned box: it may be changed through [`DerefMut`], unwrapped with
@@ -191,7 +196,10 @@ pub struct RcuBox<T: 'static> {
 #[repr(C)]
 struct RcuInner<T> {
     value: T,
-    head: Opaque<bindings::callback_head>,
+    /// The next doomed value, once this one is removed: written only by the task that removed it
+    /// (before it publishes the box on the rosebush's list), then read only by whoever takes the
+    /// list, the reaper or the rosebush's `Drop`.
+    next: UnsafeCell<*mut c_void>,
 }
 
 // SAFETY: an `RcuBox` owns its `T`, as a `KBox` does.
@@ -213,7 +221,7 @@ impl<T: 'static> RcuBox<T> {
         };
         let inner = uninit.write(RcuInner {
             value,
-            head: Opaque::uninit(),
+            next: UnsafeCell::new(ptr::null_mut()),
         });
         // INVARIANT: the pointer comes from `KBox::into_raw`, and the new `RcuBox` owns it.
         Ok(Self {
@@ -262,36 +270,14 @@ impl<T: 'static> RcuBox<T> {
         unsafe { &(*p.cast::<RcuInner<T>>()).value }
     }
 
-    /// Drops a box given up by [`RcuBox::into_raw`] after an RCU grace period, without waiting.
+    /// The link of a box given up by [`RcuBox::into_raw`] into a list of doomed values.
     ///
     /// # Safety
     ///
-    /// `p` comes from `RcuBox::<T>::into_raw` and is passed here once; no reference to the value
-    /// may be made from now on except by RCU readers that found `p` before this call.
-    unsafe fn drop_after_grace_period(p: *mut c_void)
-    where
-        T: Send,
-    {
-        // SAFETY: `p` points to a live `RcuInner<T>` (safety requirements).
-        let head = unsafe { Opaque::raw_get(ptr::addr_of!((*p.cast::<RcuInner<T>>()).head)) };
-        // SAFETY: nobody else uses `head`: it is free for `call_rcu()`. The callback runs after a
-        // grace period, when no reader that found `p` before now is left, and `T: Send` lets it
-        // drop the value in another context.
-        unsafe { bindings::call_rcu(head, Some(Self::rcu_callback)) };
-    }
-
-    /// The callback of [`RcuBox::drop_after_grace_period`]: drops the box.
-    ///
-    /// # Safety
-    ///
-    /// `head` is the `head` of an `RcuInner<T>` that `drop_after_grace_period` handed to
-    /// `call_rcu()`, and a grace period has elapsed since.
-    unsafe extern "C" fn rcu_callback(head: *mut bindings::callback_head) {
-        // SAFETY: by the safety requirements, `head` is the `head` of an `RcuInner<T>`, and the
-        // requirements of `drop_after_grace_period` make this callback the box's only user now.
-        let inner = unsafe { crate::container_of!(head, RcuInner<T>, head) };
-        // SAFETY: `inner` comes from `into_raw`, and this callback takes it back once.
-        drop(unsafe { Self::from_raw(inner.cast_mut().cast()) });
+    /// `p` comes from `RcuBox::<T>::into_raw` and has not been taken back.
+    unsafe fn next(p: *mut c_void) -> *mut *mut c_void {
+        // SAFETY: by the safety requirements `p` points to a live `RcuInner<T>`.
+        unsafe { (*p.cast::<RcuInner<T>>()).next.get() }
     }
 }
 
@@ -329,8 +315,8 @@ impl<T: 'static> Drop for RcuBox<T> {
 /// removed or replaced through [`Rosebush::lock`], which locks the bucket of one hash, and are
 /// dropped after a grace period (see the [module documentation](self)).
 ///
-/// Dropping a rosebush drops the values it still holds and, if it ever removed or replaced one,
-/// waits for those to be dropped too (`rcu_barrier()`): it sleeps, in process context.
+/// Dropping a rosebush drops the values it still holds and those removed but not yet dropped,
+/// after cancelling or waiting for its reaper: it sleeps, in process context.
 ///
 /// `Rosebush<T>` is invariant in `T`: values are stored through shared references, so a
 /// rosebush of `fn(&'static u8)` must not be usable as one of `for<'a> fn(&'a u8)`, nor the
@@ -340,9 +326,13 @@ impl<T: 'static> Drop for RcuBox<T> {
 ///
 /// - `rbh` was initialised by `rbh_init()` and is pinned.
 /// - Every pointer stored in `rbh` (reservations aside) comes from `RcuBox::<T>::into_raw` and
-///   belongs to the rosebush: it is taken back only by `rbh_free_and_destroy()` in `Drop`, or by
-///   [`RcuBox::drop_after_grace_period`] once it is no longer stored.
-/// - `deferred` is set before any value is passed to [`RcuBox::drop_after_grace_period`].
+///   belongs to the rosebush: it is taken back only by `rbh_free_and_destroy()` in `Drop`, or,
+///   once it is no longer stored, through `doomed`.
+/// - `doomed` is null or the first of a list of pointers from `RcuBox::<T>::into_raw`, linked by
+///   [`RcuBox::next`] and ending with null, which are no longer stored and belong to the
+///   rosebush; each was removed from `rbh` before it was added to the list.
+/// - `reaper` is a work item initialised with [`reap::<T>`] as its function, and queued only on
+///   `system_unbound_wq`.
 ///
 /// # Examples
 ///
@@ -377,14 +367,18 @@ impl<T: 'static> Drop for RcuBox<T> {
 pub struct Rosebush<T: Send + 'static> {
     #[pin]
     rbh: Opaque<bindings::rbh>,
-    deferred: AtomicBool,
+    /// Values removed from `rbh` and not yet dropped.
+    doomed: AtomicPtr<c_void>,
+    /// Drops the `doomed` values after a grace period: [`reap`].
+    #[pin]
+    reaper: Opaque<bindings::work_struct>,
     // Owns `RcuBox<T>`s; `fn(T) -> T` makes the rosebush invariant in `T`.
     _values: PhantomData<(RcuBox<T>, fn(T) -> T)>,
 }
 
 // SAFETY: moving a `Rosebush` to another task moves the values it owns, which are dropped there:
-// that needs `T: Send` (which every rosebush requires, as removed values are dropped by RCU
-// callbacks). The C structure itself may be used and freed from any task.
+// that needs `T: Send` (which every rosebush requires, as removed values are dropped by its reaper,
+// a work item). The C structure itself may be used and freed from any task.
 unsafe impl<T: Send> Send for Rosebush<T> {}
 
 // SAFETY: through a shared reference, tasks insert values (moving them in: `T: Send`), remove them
@@ -400,6 +394,14 @@ pub struct InsertError<T> {
     pub error: Error,
 }
 
+impl<T> core::fmt::Debug for InsertError<T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("InsertError")
+            .field("error", &self.error)
+            .finish_non_exhaustive()
+    }
+}
+
 impl<T> From<InsertError<T>> for Error {
     fn from(err: InsertError<T>) -> Self {
         err.error
@@ -408,12 +410,50 @@ impl<T> From<InsertError<T>> for Error {
 
 impl<T: Send + 'static> Rosebush<T> {
     /// Creates an empty rosebush, which allocates no memory until the first value is stored.
+    ///
+    /// The reapers of all rosebushes made by `new()` share one lockdep class. A rosebush whose
+    /// values own rosebushes (a map of maps) should be made by [`Rosebush::new_with_class`], so
+    /// that lockdep can tell the outer reaper from the inner ones.
     pub fn new() -> impl PinInit<Self> {
+        let (name, key) = reaper_class();
+        Self::new_with_class(name, key)
+    }
+
+    /// Creates an empty rosebush whose reaper has the lockdep class `key`, named `name`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use kernel::{c_str, rosebush::Rosebush, static_lock_class};
+    ///
+    /// let rb = KBox::pin_init(
+    ///     Rosebush::<u32>::new_with_class(c_str!("outer::reaper"), static_lock_class!()),
+    ///     GFP_KERNEL,
+    /// )?;
+    /// assert!(rb.is_empty());
+    /// # Ok::<(), Error>(())
+    /// ```
+    pub fn new_with_class(
+        name: &'static crate::str::CStr,
+        key: &'static crate::sync::LockClassKey,
+    ) -> impl PinInit<Self> {
         pin_init!(Self {
             // SAFETY: `rbh_init()` initialises every field of the `struct rbh` at `slot`, which
             // is valid for writes and, being in a pinned `Opaque`, will not move.
             rbh <- Opaque::ffi_init(|slot: *mut bindings::rbh| unsafe { bindings::rbh_init(slot) }),
-            deferred: AtomicBool::new(false),
+            doomed: AtomicPtr::new(ptr::null_mut()),
+            // SAFETY: `init_work_with_key()` initialises the `work_struct` at `slot`, which is
+            // pinned. `reap::<T>` may be its function: it is queued only by `defer_drop` of this
+            // rosebush, whose `Drop` cancels it.
+            reaper <- Opaque::ffi_init(|slot| unsafe {
+                bindings::init_work_with_key(
+                    slot,
+                    Some(reap::<T>),
+                    false,
+                    name.as_char_ptr(),
+                    key.as_ptr(),
+                )
+            }),
             _values: PhantomData,
         })
     }
@@ -422,18 +462,92 @@ impl<T: Send + 'static> Rosebush<T> {
         self.rbh.get()
     }
 
-    /// Drops the value `p`, which is no longer stored, after a grace period.
+    /// Drops the value `p`, which is no longer stored, after a grace period, without waiting.
     ///
     /// # Safety
     ///
-    /// `p` was stored in this rosebush and has just been removed from it (or replaced) under
-    /// its bucket lock.
+    /// `p` was stored in this rosebush and has just been removed from it (or replaced) by the
+    /// caller, under its bucket lock: nobody else can hand it here.
     unsafe fn defer_drop(&self, p: *mut c_void) {
-        // INVARIANT: set before the value is handed to `call_rcu()`.
-        self.deferred.store(true, Ordering::Relaxed);
-        // SAFETY: `p` comes from `RcuBox::<T>::into_raw` (type invariants); it is no longer
-        // stored, so only readers that found it already can still reach it.
-        unsafe { RcuBox::<T>::drop_after_grace_period(p) };
+        let mut first = self.doomed.load(Ordering::Relaxed);
+        loop {
+            // SAFETY: `p` comes from `RcuBox::<T>::into_raw` (type invariants) and, until the
+            // exchange below publishes it, only this task can reach its link.
+            unsafe { *RcuBox::<T>::next(p) = first };
+            // INVARIANT: `p` was removed before it is added; the release orders the removal and
+            // the link before the reaper's acquiring swap.
+            match self
+                .doomed
+                .compare_exchange_weak(first, p, Ordering::Release, Ordering::Relaxed)
+            {
+                Ok(_) => break,
+                Err(now) => first = now,
+            }
+        }
+        // SAFETY: `reaper` is an initialised work item (type invariants). If it is pending, the
+        // run to come swaps `p` off the list. If it is running, the workqueue cleared its pending
+        // bit (with a full barrier) before calling `reap`, so this queues it again unless `reap`
+        // has yet to swap: either way a run that begins its grace period after the swap reaps `p`.
+        unsafe {
+            bindings::queue_work_on(
+                bindings::wq_misc_consts_WORK_CPU_UNBOUND as _,
+                bindings::system_unbound_wq,
+                self.reaper.get(),
+            )
+        };
+    }
+
+    /// Waits until every value removed or replaced so far has been dropped.
+    ///
+    /// # Context
+    ///
+    /// Process context; sleeps, for a grace period if values are waiting. Must not be called by
+    /// the destructor of one of this rosebush's values (it would wait for itself), while holding
+    /// a lock that such a destructor takes, or from a `WQ_MEM_RECLAIM` worker.
+    ///
+    /// # Examples
+    ///
+    /// A value removed while a reader borrows it is dropped only after the reader is done:
+    ///
+    /// ```
+    /// use core::sync::atomic::{AtomicBool, Ordering};
+    /// use kernel::{rosebush::{RcuBox, Rosebush}, sync::rcu, time::Ktime};
+    ///
+    /// static DROPPED: AtomicBool = AtomicBool::new(false);
+    ///
+    /// struct Flag(u32);
+    ///
+    /// impl Drop for Flag {
+    ///     fn drop(&mut self) {
+    ///         DROPPED.store(true, Ordering::Relaxed);
+    ///     }
+    /// }
+    ///
+    /// let rb = KBox::pin_init(Rosebush::<Flag>::new(), GFP_KERNEL)?;
+    /// rb.insert(1, RcuBox::new(Flag(1), GFP_KERNEL)?)?;
+    ///
+    /// let guard = rcu::read_lock();
+    /// let flag = rb.lookup(1, &guard).next().expect("stored");
+    /// let mut locked = rb.lock(1);
+    /// while locked.next_value().is_some() {
+    ///     assert!(locked.remove_current());
+    /// }
+    /// drop(locked);
+    /// // The reaper runs meanwhile, but cannot drop the value before `guard` is dropped.
+    /// let start = Ktime::ktime_get();
+    /// while (Ktime::ktime_get() - start).to_ms() < 50 {
+    ///     assert!(!DROPPED.load(Ordering::Relaxed));
+    /// }
+    /// assert_eq!(flag.0, 1);
+    /// drop(guard);
+    ///
+    /// rb.flush_removed();
+    /// assert!(DROPPED.load(Ordering::Relaxed));
+    /// # Ok::<(), Error>(())
+    /// ```
+    pub fn flush_removed(&self) {
+        // SAFETY: `reaper` is an initialised work item (type invariants).
+        unsafe { bindings::flush_work(self.reaper.get()) };
     }
 
     /// Stores `value` under `hash`, allocating memory with `GFP_KERNEL` if needed.
@@ -604,7 +718,8 @@ impl<T: Send + 'static> Rosebush<T> {
     pub fn lock(&self, hash: u32) -> Locked<'_, T> {
         let mut iter = new_iter(self.as_ptr(), hash);
         // SAFETY: `iter` is a fresh iterator of this initialised rosebush; the lock is released
-        // by `Locked`'s `Drop`, in this task since `Locked` is not `Send`.
+        // by `Locked`'s `Drop`, in this task since `Locked` is not `Send`. (A `Locked` that is
+        // leaked leaves the bucket locked: a deadlock, not unsoundness.)
         unsafe { bindings::rbh_iter_lock(&mut iter) };
         // INVARIANT: `iter` is locked just above (the bucket of `hash`, or the resize lock of a
         // rosebush with no table yet).
@@ -695,6 +810,18 @@ impl<T: Send + 'static> Rosebush<T> {
     }
 }
 
+/// The lockdep name and class of the reapers of [`Rosebush::new`]: not generic, so that both live
+/// in the kernel crate, whichever crate makes the rosebush.
+fn reaper_class() -> (
+    &'static crate::str::CStr,
+    &'static crate::sync::LockClassKey,
+) {
+    (
+        crate::c_str!("Rosebush::reaper"),
+        crate::static_lock_class!(),
+    )
+}
+
 /// An iterator over one hash of a rosebush: `RBH_ITER()`.
 fn new_iter(rbh: *mut bindings::rbh, hash: u32) -> bindings::rbh_iter {
     bindings::rbh_iter {
@@ -706,24 +833,84 @@ fn new_iter(rbh: *mut bindings::rbh, hash: u32) -> bindings::rbh_iter {
 
 #[pinned_drop]
 impl<T: Send + 'static> PinnedDrop for Rosebush<T> {
-    /// Drops the values still stored, then waits for those removed earlier to be dropped.
+    /// Drops the values still stored and those removed but not yet dropped.
     ///
     /// # Context
     ///
-    /// Process context; sleeps in `rcu_barrier()` if values were ever removed or replaced, so
-    /// that no RCU callback that drops a `T` (code of the module that owns the rosebush) runs
-    /// after the rosebush is gone.
+    /// Process context; sleeps, to cancel or wait for the reaper and in
+    /// `rbh_free_and_destroy()`. Must not run while holding a lock that the destructor of one of
+    /// the rosebush's values takes. It may run in the rosebush's own reaper (a value that held
+    /// the last reference to the rosebush's owner).
     fn drop(self: Pin<&mut Self>) {
+        let reaper = self.reaper.get();
+        // SAFETY: `current_work()` may be called from any context.
+        if unsafe { bindings::current_work() } == reaper {
+            // The reaper drops a value that owned this rosebush: it cannot wait for itself. It
+            // touches nothing of the rosebush after it took its list (see `reap`), and the
+            // workqueue lets a work item be freed while it runs; only a requeue must not stay.
+            // SAFETY: `reaper` is an initialised work item (type invariants).
+            unsafe { bindings::cancel_work(reaper) };
+        } else {
+            // SAFETY: `reaper` is an initialised work item (type invariants). Once this returns it
+            // is neither queued nor running, and nothing can queue it again: that needs a shared
+            // reference to the rosebush, and there is none any more.
+            unsafe { bindings::cancel_work_sync(reaper) };
+        }
+        // SAFETY: the doomed values belong to the rosebush (type invariants) and nobody borrows
+        // them: every lookup borrowed the rosebush, and the reaper is gone.
+        unsafe { drop_doomed::<T>(self.doomed.swap(ptr::null_mut(), Ordering::Acquire)) };
         // SAFETY: `self.as_ptr()` is an initialised rosebush (type invariant), which nobody else
         // uses any more: lookups, reservations and locks all borrow `self`. `free_value::<T>`
         // is called once for each pointer stored, without locks held.
         unsafe {
             bindings::rbh_free_and_destroy(self.as_ptr(), Some(free_value::<T>), ptr::null_mut())
         };
-        if self.deferred.load(Ordering::Relaxed) {
-            // SAFETY: called in process context, without locks held.
-            unsafe { bindings::rcu_barrier() };
-        }
+    }
+}
+
+/// The function of a rosebush's `reaper`: drops its doomed values after a grace period.
+///
+/// # Safety
+///
+/// `work` is the `reaper` of a live `Rosebush<T>`.
+unsafe extern "C" fn reap<T: Send + 'static>(work: *mut bindings::work_struct) {
+    // SAFETY: by the safety requirements `work` is the `reaper` field of a live `Rosebush<T>`
+    // (`Opaque` is transparent), whose `Drop` waits for this function, unless this function
+    // runs that `Drop` itself, which it can do only after the swap below. Only the atomic
+    // `doomed` is reached, without forming a reference to the whole rosebush (which `Drop` may
+    // hold mutably; `Rosebush` is `!Unpin`).
+    let list = unsafe {
+        let rb = crate::container_of!(work, Rosebush<T>, reaper);
+        &*ptr::addr_of!((*rb).doomed)
+    };
+    // INVARIANT: the list taken is no longer the rosebush's; each value on it was removed
+    // before this swap, which the acquire orders after the remover's release. Nothing of the
+    // rosebush is touched after this: dropping the values may drop the rosebush too.
+    let doomed = list.swap(ptr::null_mut(), Ordering::Acquire);
+    if doomed.is_null() {
+        return;
+    }
+    // Readers that found a doomed value before it was removed may still use it.
+    // SAFETY: called in process context (a work item), without locks held.
+    unsafe { bindings::synchronize_rcu() };
+    // SAFETY: the values were removed before the grace period began, so no reader borrows them
+    // any more; they belonged to the rosebush, and this function took them off its list.
+    unsafe { drop_doomed::<T>(doomed) };
+}
+
+/// Drops a list of doomed values.
+///
+/// # Safety
+///
+/// `p` is null or the first of a list of pointers from `RcuBox::<T>::into_raw`, linked by
+/// [`RcuBox::next`], which the caller owns and nobody borrows.
+unsafe fn drop_doomed<T: Send + 'static>(mut p: *mut c_void) {
+    while !p.is_null() {
+        // SAFETY: by the safety requirements `p` comes from `into_raw`, and is taken back once.
+        let next = unsafe { *RcuBox::<T>::next(p) };
+        // SAFETY: as above.
+        drop(unsafe { RcuBox::<T>::from_raw(p) });
+        p = next;
     }
 }
 
@@ -779,9 +966,13 @@ pub struct Stats {
 
 /// A slot reserved by [`Rosebush::reserve`], released when dropped unless filled.
 ///
+/// Releasing takes the bucket's lock: a reservation must not be dropped while this task holds a
+/// [`Locked`] (of the same bucket, it would deadlock).
+///
 /// # Invariants
 ///
 /// A slot is reserved in `rb` under `hash`, and this reservation is its only owner.
+#[must_use = "the slot is released at once if the `Reservation` is dropped"]
 pub struct Reservation<'a, T: Send + 'static> {
     rb: &'a Rosebush<T>,
     hash: u32,
@@ -801,15 +992,21 @@ impl<T: Send + 'static> Reservation<'_, T> {
         // under `this.hash` for this reservation, which is consumed here. Storing `p` keeps the
         // rosebush's invariant: it comes from `RcuBox::into_raw`.
         let ret = unsafe { bindings::rbh_use(this.rb.as_ptr(), this.hash, p) };
-        // `rbh_use()` refuses only a null pointer, which `into_raw` never returns.
-        debug_assert_eq!(ret, 0);
+        // `rbh_use()` refuses a null pointer, which `into_raw` never returns, and a hash with no
+        // reservation, which the type invariants rule out.
+        if ret != 0 {
+            crate::pr_warn!("rosebush: rbh_use() failed: {}\n", ret);
+            // SAFETY: `p` comes from `into_raw` above and was not stored.
+            drop(unsafe { RcuBox::<T>::from_raw(p) });
+        }
     }
 
     /// Gives the slot back, as dropping the reservation does.
     ///
     /// # Context
     ///
-    /// Takes and releases a bucket lock. Must not be called while this task holds a [`Locked`].
+    /// Process context; takes and releases a bucket lock, and maybe the resize lock, but does
+    /// not sleep. Must not be called while this task holds a [`Locked`].
     pub fn release(self) {
         drop(self);
     }
@@ -943,7 +1140,8 @@ impl<'a, T: Send + 'static> Locked<'a, T> {
     ///
     /// # Errors
     ///
-    /// Hands both back if `slot` was not reserved under the locked hash of this rosebush.
+    /// Hands both back if `slot` was not reserved under the locked hash of this rosebush. Drop
+    /// the [`Locked`] before the [`Reservation`].
     ///
     /// # Context
     ///
@@ -967,7 +1165,10 @@ impl<'a, T: Send + 'static> Locked<'a, T> {
     ///         clash |= *old == v;
     ///     }
     ///     if !clash {
-    ///         assert!(locked.fill(slot, value).is_ok());
+    ///         let filled = locked.fill(slot, value);
+    ///         // Unlock before a reservation handed back is released.
+    ///         drop(locked);
+    ///         assert!(filled.is_ok());
     ///     } else {
     ///         // Unlock before the unused reservation is released.
     ///         drop(locked);
@@ -1013,9 +1214,10 @@ impl<T: Send + 'static> Drop for Locked<'_, T> {
 ///
 /// Lookups ([`Map::get`]) take no lock and borrow under an [`rcu::Guard`]. Writers lock only the
 /// bucket of the key they change, so writers of different keys proceed in parallel, and none
-/// waits for a grace period: a value removed or replaced is dropped after one, by an RCU callback
-/// (see the [module documentation](self) for the context its destructor runs in). `K`'s [`Hash`]
-/// and [`Eq`] must not sleep: they also run under a bucket's spinlock.
+/// waits for a grace period: a value removed or replaced is dropped after one, by the rosebush's
+/// reaper, in process context (see the [module documentation](self)). `K`'s [`Hash`]
+/// and [`Eq`] must not sleep: they also run under a bucket's spinlock. Dropping a map sleeps, as
+/// dropping a [`Rosebush`] does.
 ///
 /// # Invariants
 ///
@@ -1024,7 +1226,9 @@ impl<T: Send + 'static> Drop for Locked<'_, T> {
 /// - No two entries of `table` have equal keys (given lawful [`Hash`] and [`Eq`]): an entry is
 ///   stored only by [`Map::insert`], under the lock of its hash's bucket, after the walk of that
 ///   hash under the same lock found no entry with an equal key. Nothing unsafe relies on this.
-/// - `len` is the number of entries, as of the last insertion or removal to update it.
+/// - `len` is the number of entries, as of the last insertion or removal to update it: each
+///   updates it under the bucket lock of the entry it changes, so it never wraps, but while
+///   writers run it is only a snapshot.
 ///
 /// # Examples
 ///
@@ -1156,8 +1360,10 @@ impl<K: Hash + Eq + Send + 'static, V: Send + 'static> Map<K, V> {
     ///
     /// # Context
     ///
-    /// Process context; may sleep if `flags` allow it, and to allocate a bucket (always with
-    /// `GFP_KERNEL`) when the key is new.
+    /// Process context; may sleep. `flags` apply to the entry's own allocation only: the
+    /// rosebush allocates buckets with `GFP_KERNEL` (the C API takes no flags yet), which it may
+    /// need to do whenever the key is not stored. Must not be called while this task holds a
+    /// [`Locked`].
     pub fn insert(&self, key: K, value: V, flags: Flags) -> Result<bool, InsertError<(K, V)>> {
         let give_back = |entry: MapEntry<K, V>, error| InsertError {
             value: (entry.key, entry.value),
@@ -1168,11 +1374,16 @@ impl<K: Hash + Eq + Send + 'static, V: Send + 'static> Map<K, V> {
             .map_err(|entry| give_back(entry, ENOMEM))?;
 
         // A key that is stored is replaced under its bucket's lock, with nothing to allocate.
-        if self.get(&entry.key, &rcu::read_lock()).is_some() {
+        if self
+            .table
+            .lookup(hash, &rcu::read_lock())
+            .any(|e| e.key == entry.key)
+        {
             let mut locked = self.table.lock(hash);
             if Self::seek(&mut locked, &entry.key) {
                 return match locked.replace_current(entry) {
                     Ok(()) => Ok(true),
+                    // Cannot happen: `seek` just returned this entry.
                     Err(entry) => Err(give_back(RcuBox::into_inner(entry), EINVAL)),
                 };
             }
@@ -1194,23 +1405,30 @@ impl<K: Hash + Eq + Send + 'static, V: Send + 'static> Map<K, V> {
             };
         }
         let filled = locked.fill(slot, entry);
+        if filled.is_ok() {
+            // Under the lock, so that a removal of the key counts after this.
+            self.len.fetch_add(1, Ordering::Relaxed);
+        }
+        // Unlock before a slot handed back is released.
         drop(locked);
         match filled {
-            Ok(()) => {
-                self.len.fetch_add(1, Ordering::Relaxed);
-                Ok(false)
-            }
+            Ok(()) => Ok(false),
+            // Cannot happen: `slot` was reserved under `hash` of this rosebush.
             Err((_slot, entry)) => Err(give_back(RcuBox::into_inner(entry), EINVAL)),
         }
     }
 
     /// Removes `key`; returns `true` if it was there. Its value is dropped after a grace period.
     ///
+    /// Unlike `HashMap::remove`, this does not hand the value back: readers may still borrow it,
+    /// even the caller's own [`rcu::Guard`].
+    ///
     /// # Context
     ///
     /// Process context; takes a bucket's spinlock (and maybe the resize lock) but does not
     /// sleep, so it may be called under a spinlock or while this task holds an [`rcu::Guard`]
-    /// that borrows the value.
+    /// that borrows the value. Must not be called while this task holds a [`Locked`] of any
+    /// rosebush.
     pub fn remove<Q>(&self, key: &Q) -> bool
     where
         K: Borrow<Q>,
@@ -1220,7 +1438,6 @@ impl<K: Hash + Eq + Send + 'static, V: Send + 'static> Map<K, V> {
         if !(Self::seek(&mut locked, key) && locked.remove_current()) {
             return false;
         }
-        drop(locked);
         self.len.fetch_sub(1, Ordering::Relaxed);
         true
     }

@@ -152,10 +152,24 @@ struct Bench {
 }
 
 impl Bench {
-    /// Inserts, replaces and removes `WRITER_OPS` keys of its own, timing each phase.
+    /// Inserts, replaces and removes `WRITER_OPS` keys of its own, timing each phase; counts
+    /// itself finished whatever happens.
     fn write(&self, id: usize) -> Result {
-        let base = (id as u32) << 24;
         let mut t = [Ktime::ktime_get(); 4];
+        let result = self.write_phases(id, &mut t);
+        let mut results = self.results.lock();
+        if result.is_ok() {
+            for phase in 0..3 {
+                results.0[id][phase] = (t[phase + 1] - t[phase]).to_ns();
+            }
+        }
+        results.1 += 1;
+        self.changed.notify_all();
+        result
+    }
+
+    fn write_phases(&self, id: usize, t: &mut [Ktime; 4]) -> Result {
+        let base = (id as u32) << 24;
         for i in 0..WRITER_OPS {
             self.map.insert(base + i, u64::from(i), GFP_KERNEL)?;
         }
@@ -168,12 +182,6 @@ impl Bench {
             self.map.remove(&(base + i));
         }
         t[3] = Ktime::ktime_get();
-        let mut results = self.results.lock();
-        for phase in 0..3 {
-            results.0[id][phase] = (t[phase + 1] - t[phase]).to_ns();
-        }
-        results.1 += 1;
-        self.changed.notify_all();
         Ok(())
     }
 
@@ -219,16 +227,25 @@ fn measure_writers(writers: usize) -> Result {
     })?;
     if writers > 1 {
         let second = bench.clone();
-        workqueue::system_unbound().try_spawn(GFP_KERNEL, move || {
+        let spawned = workqueue::system_unbound().try_spawn(GFP_KERNEL, move || {
             if second.write(1).is_err() {
                 pr_err!("the second writer failed\n");
             }
-        })?;
+        });
+        if let Err(e) = spawned {
+            // Only the reader runs: stop it before returning.
+            bench.stop.store(true, Ordering::Release);
+            bench.wait_finished(1);
+            return Err(e.into());
+        }
     }
-    bench.write(0)?;
+    // Whatever happens, stop the reader and wait for every task before returning: they run
+    // this module's code.
+    let written = bench.write(0);
     bench.wait_finished(writers as u32);
     bench.stop.store(true, Ordering::Release);
     bench.wait_finished(writers as u32 + 1);
+    written?;
 
     let results = bench.results.lock();
     let mut rate = [0u64; 3];
@@ -241,7 +258,8 @@ fn measure_writers(writers: usize) -> Result {
         *r = (writers as u64 * u64::from(WRITER_OPS) * 1_000_000_000) / longest.max(1) as u64;
     }
     pr_info!(
-        "writers: {writers} writer(s) and a reader, {WRITER_OPS} keys each: insert {} ops/s, replace {} ops/s, remove {} ops/s ({} lookups)\n",
+        "writers: {writers} writer(s) and a reader, {WRITER_OPS} keys each: \
+         insert {} ops/s, replace {} ops/s, remove {} ops/s ({} lookups)\n",
         rate[0],
         rate[1],
         rate[2],
