@@ -363,6 +363,54 @@ impl<T: 'static> Drop for RcuBox<T> {
 /// assert_eq!(rb.stats().entries, 2);
 /// # Ok::<(), Error>(())
 /// ```
+///
+/// A removed value may hold the last reference to the rosebush's owner: the reaper then drops
+/// the rosebush while it runs, and must not wait for itself.
+///
+/// ```
+/// use core::sync::atomic::{AtomicBool, Ordering};
+/// use kernel::{rosebush::{RcuBox, Rosebush}, sync::Arc, time::Ktime};
+///
+/// static OWNER_DROPPED: AtomicBool = AtomicBool::new(false);
+///
+/// struct Flag;
+///
+/// impl Drop for Flag {
+///     fn drop(&mut self) {
+///         OWNER_DROPPED.store(true, Ordering::Release);
+///     }
+/// }
+///
+/// #[pin_data]
+/// struct Owner {
+///     #[pin]
+///     rb: Rosebush<Arc<Owner>>,
+///     _flag: Flag,
+/// }
+///
+/// let owner = Arc::pin_init(
+///     pin_init!(Owner {
+///         rb <- Rosebush::new(),
+///         _flag: Flag,
+///     }),
+///     GFP_KERNEL,
+/// )?;
+/// owner.rb.insert(1, RcuBox::new(owner.clone(), GFP_KERNEL)?)?;
+/// let mut locked = owner.rb.lock(1);
+/// while locked.next_value().is_some() {
+///     assert!(locked.remove_current());
+/// }
+/// drop(locked);
+/// // Now only the doomed value holds the owner.
+/// drop(owner);
+/// let start = Ktime::ktime_get();
+/// while !OWNER_DROPPED.load(Ordering::Acquire) && (Ktime::ktime_get() - start).to_ms() < 5000 {
+///     // SAFETY: called outside any lock and RCU read-side critical section.
+///     unsafe { kernel::bindings::__cond_resched() };
+/// }
+/// assert!(OWNER_DROPPED.load(Ordering::Acquire));
+/// # Ok::<(), Error>(())
+/// ```
 #[pin_data(PinnedDrop)]
 pub struct Rosebush<T: Send + 'static> {
     #[pin]
