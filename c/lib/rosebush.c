@@ -50,7 +50,8 @@ static_assert(RBH_HEAD_GROUP * RBH_GROUP_SIZE < sizeof(struct rbh_bucket_head) &
 /*
  * The halves of a contention split start with this count, so that they
  * do not merge again at the next removal: each merge that would join
- * them lowers both counts by one instead, while contended insertions
+ * them after a removal from one of them lowers both counts by one
+ * instead (a walk of the table lowers nothing), while contended insertions
  * raise them (see rbh_merge_contended()).  A merge that brings the
  * contention back costs RBH_CONTENTION_SPLIT contended insertions and a
  * split, so it should take many more removals than that.
@@ -1115,14 +1116,18 @@ static bool rbh_may_merge(const struct rbh_bucket *bucket)
 /*
  * Buddies whose locks were contended, such as the halves of a contention
  * split, do not merge yet: merging them would bring the contention back.
- * Each merge refused cools both by one, so that they merge once
- * insertions no longer contend for them.  Both buddies are locked.
+ * Each merge refused after a removal from one of them (@cool) cools both
+ * by one, so that they merge once insertions no longer contend for them;
+ * a walk of the table refuses without cooling.  Both buddies are locked.
  * Return: true if the merge must wait.
  */
-static bool rbh_merge_contended(struct rbh_bucket *lo, struct rbh_bucket *hi)
+static bool rbh_merge_contended(struct rbh_bucket *lo, struct rbh_bucket *hi,
+				bool cool)
 {
 	if (!lo->h.contention && !hi->h.contention)
 		return false;
+	if (!cool)
+		return true;
 	if (lo->h.contention)
 		lo->h.contention--;
 	if (hi->h.contention)
@@ -1153,8 +1158,8 @@ static struct rbh_bucket *rbh_buddy(const struct rbh *rbh,
 
 /*
  * Might the locked @bucket, which holds @key, merge with its buddy?  A
- * lockless look at the buddy saves taking the resize lock after most
- * removals.  The caller holds the RCU read lock.  Two removals from
+ * lockless look at the buddy saves most removals handing their key to
+ * the shrink work.  The caller holds the RCU read lock.  Two removals from
  * buddies at once may each miss the other's, so a merge can wait for the
  * next removal from either: merges are for memory, not correctness.
  */
@@ -1178,7 +1183,7 @@ static bool rbh_merge_likely(const struct rbh *rbh,
  * needed: the lower bucket takes the upper one's entries and slots.
  * Called with the resize lock held.
  */
-static void rbh_merge_locked(struct rbh *rbh, u32 key)
+static void rbh_merge_locked(struct rbh *rbh, u32 key, bool cool)
 {
 	unsigned int depth, d, g, i;
 	struct rbh_bucket __rcu **table = rbh_table_locked(rbh, &depth);
@@ -1205,7 +1210,7 @@ static void rbh_merge_locked(struct rbh *rbh, u32 key)
 		if (lo->h.depth != d || hi->h.depth != d ||
 		    !rbh_may_merge(lo) || !rbh_may_merge(hi) ||
 		    lo->h.count + hi->h.count > RBH_MERGE_MAX ||
-		    rbh_merge_contended(lo, hi)) {
+		    rbh_merge_contended(lo, hi, cool)) {
 			spin_unlock(&hi->h.lock);
 			spin_unlock(&lo->h.lock);
 			break;
@@ -1302,34 +1307,20 @@ static struct rbh_bucket *rbh_fold_locked(struct rbh *rbh, u32 key,
 	return NULL;
 }
 
-/* Free a table retired by a halving in atomic context. */
-static void rbh_retired_free(struct rcu_head *head)
-{
-	struct rbh *rbh = container_of(head, struct rbh, rbh_rcu);
-	void *table = rbh->rbh_retired;
-
-	WRITE_ONCE(rbh->rbh_retired, NULL);
-	kvfree(table);
-}
-
 enum rbh_halve {
 	RBH_HALVED,
 	RBH_HALVE_NOT_NEEDED,
 	RBH_HALVE_NO_MEMORY,
-	RBH_HALVE_BUSY,		/* The last retired table is not free yet */
 };
 
 /*
  * Halve the table if no bucket is as deep as it.  Slot i of the new table
- * is slot 2i of the old one, which slot 2i + 1 shares.  With @gfp that
- * may sleep, the old table goes to kvfree_rcu_mightsleep(), which waits
- * for a grace period only if it cannot allocate the memory to queue it;
- * otherwise it is freed through the rosebush's rcu_head, of which there
- * is only one.
+ * is slot 2i of the old one, which slot 2i + 1 shares.  The old table goes
+ * to kvfree_rcu_mightsleep(), which waits for a grace period only if it
+ * cannot allocate the memory to queue it.  Called by the shrink work.
  */
-static enum rbh_halve rbh_halve(struct rbh *rbh, gfp_t gfp)
+static enum rbh_halve rbh_halve(struct rbh *rbh)
 {
-	bool atomic = !gfpflags_allow_blocking(gfp);
 	struct rbh_bucket __rcu **old, **new;
 	unsigned int depth, want, deep = 0;
 	unsigned long i;
@@ -1338,10 +1329,10 @@ static enum rbh_halve rbh_halve(struct rbh *rbh, gfp_t gfp)
 	old = rbh_table_locked(rbh, &depth);
 	want = depth;
 	spin_unlock(&rbh->rbh_resize_lock);
-	if (!old || depth < 2)
+	if (!old || depth < 2 || READ_ONCE(rbh->rbh_nr_deep))
 		return RBH_HALVE_NOT_NEEDED;
 
-	new = rbh_alloc_table(want - 1, gfp | __GFP_NOWARN);
+	new = rbh_alloc_table(want - 1, GFP_KERNEL | __GFP_NOWARN);
 	if (!new)
 		return RBH_HALVE_NO_MEMORY;
 
@@ -1351,11 +1342,6 @@ static enum rbh_halve rbh_halve(struct rbh *rbh, gfp_t gfp)
 		spin_unlock(&rbh->rbh_resize_lock);
 		kvfree(new);
 		return RBH_HALVE_NOT_NEEDED;
-	}
-	if (atomic && READ_ONCE(rbh->rbh_retired)) {
-		spin_unlock(&rbh->rbh_resize_lock);
-		kvfree(new);
-		return RBH_HALVE_BUSY;
 	}
 	for (i = 0; i < (1UL << (depth - 1)); i++) {
 		struct rbh_bucket *bucket = rbh_slot_locked(rbh, old, 2 * i);
@@ -1367,19 +1353,11 @@ static enum rbh_halve rbh_halve(struct rbh *rbh, gfp_t gfp)
 	WRITE_ONCE(rbh->rbh_nr_deep, deep);
 	rbh_publish_table(rbh, new, depth - 1);
 	WRITE_ONCE(rbh->rbh_shrinks, rbh->rbh_shrinks + 1);
-	if (atomic) {
-		WRITE_ONCE(rbh->rbh_retired, old);
-		call_rcu(&rbh->rbh_rcu, rbh_retired_free);
-	}
 	spin_unlock(&rbh->rbh_resize_lock);
 
-	if (!atomic)
-		kvfree_rcu_mightsleep(old);
+	kvfree_rcu_mightsleep(old);
 	return RBH_HALVED;
 }
-
-/* Tables larger than this are not worth trying to allocate atomically. */
-#define RBH_ATOMIC_TABLE_BYTES	(PAGE_SIZE << PAGE_ALLOC_COSTLY_ORDER)
 
 /* Is the table deeper than any bucket? */
 static bool rbh_halve_wanted(const struct rbh *rbh)
@@ -1391,58 +1369,166 @@ static bool rbh_halve_wanted(const struct rbh *rbh)
 }
 
 /*
- * After a removal from the bucket holding @key: replace it and its chain
- * by a single bucket if @fold, merge it with its buddy if @merge, then
- * halve the table if it can be.  This may not sleep: a
- * table that cannot be allocated without sleeping is left to a work item;
- * a small one that cannot be allocated at all is tried again after the
- * next removal.
+ * After a removal from the bucket of depth @d holding @key, which left it
+ * ready to be folded or merged with its buddy: hand the key to the shrink
+ * work, which does both in process context, then halves the table if it
+ * can.  With @d 0, only the table is ready to halve.  Removals therefore
+ * take no lock but their bucket's and this one, allocate nothing, and
+ * queue the work only for the first request of a batch.  When more
+ * buckets are handed over than the rosebush has room for, the work walks
+ * the whole table instead.
  */
-static void rbh_shrink(struct rbh *rbh, u32 key, bool fold, bool merge)
+static void rbh_shrink_later(struct rbh *rbh, u32 key, unsigned int d)
 {
-	struct rbh_bucket *new = NULL;
-	unsigned int depth;
+	unsigned int i, nr;
+	bool first;
 
-	if (fold)
-		new = rbh_alloc_bucket(GFP_NOWAIT | __GFP_NOWARN);
-	if (new || merge) {
-		spin_lock(&rbh->rbh_resize_lock);
-		rcu_read_lock();
-		if (new)
-			new = rbh_fold_locked(rbh, key, new);
-		rbh_merge_locked(rbh, key);
-		rcu_read_unlock();
-		spin_unlock(&rbh->rbh_resize_lock);
-		kfree(new);
+	spin_lock(&rbh->rbh_shrink_lock);
+	nr = rbh->rbh_shrink_nr;
+	first = !nr && !rbh->rbh_shrink_halve;
+	if (!d) {
+		rbh->rbh_shrink_halve = true;
+	} else if (nr <= RBH_SHRINK_KEYS) {
+		/* A bucket emptied by several removals is handed over once */
+		for (i = 0; i < nr && i < RBH_SHRINK_KEYS; i++)
+			if (!((rbh->rbh_shrink_keys[i] ^ key) >> (32 - d)))
+				break;
+		if (i == nr) {
+			if (nr < RBH_SHRINK_KEYS)
+				rbh->rbh_shrink_keys[nr] = key;
+			rbh->rbh_shrink_nr = nr + 1;
+		}
 	}
-	/* The work item, if queued, will do it */
-	if (!rbh_halve_wanted(rbh) || work_pending(&rbh->rbh_shrink_work))
-		return;
-
-	rbh_untag(rbh_table_word(rbh), &depth);
-	if (rbh_table_bytes(depth - 1) > RBH_ATOMIC_TABLE_BYTES) {
-		schedule_work(&rbh->rbh_shrink_work);
-		return;
-	}
-
-	switch (rbh_halve(rbh, GFP_NOWAIT)) {
-	case RBH_HALVED:
-	case RBH_HALVE_NOT_NEEDED:
-		break;
-	case RBH_HALVE_NO_MEMORY:
-		break;
-	case RBH_HALVE_BUSY:
-		schedule_work(&rbh->rbh_shrink_work);
-		break;
-	}
+	spin_unlock(&rbh->rbh_shrink_lock);
+	if (first)
+		queue_work(system_unbound_wq, &rbh->rbh_shrink_work);
 }
 
-/* Halve the table as far as it will go, in process context. */
+/* After a removal from the bucket of depth @d which holds @key */
+static void rbh_removed(struct rbh *rbh, u32 key, unsigned int d,
+			bool fold, bool merge)
+{
+	if (fold || merge)
+		rbh_shrink_later(rbh, key, d);
+	else if (rbh_halve_wanted(rbh))
+		rbh_shrink_later(rbh, key, 0);
+}
+
+/*
+ * Fold the bucket holding @key if it has a chain that a single bucket
+ * would hold, using *@spare (which may be NULL, and is set to NULL if it
+ * is used); then merge it with its buddy if they would fit in one, and
+ * so on up, cooling contended buddies if @cool (see
+ * rbh_merge_contended()).  Called with the resize lock held.
+ */
+static void rbh_shrink_locked(struct rbh *rbh, u32 key,
+			      struct rbh_bucket **spare, bool cool)
+{
+	if (*spare)
+		*spare = rbh_fold_locked(rbh, key, *spare);
+	rbh_merge_locked(rbh, key, cool);
+}
+
+/* Does the bucket holding @key have a chain?  The caller holds RCU. */
+static bool rbh_has_chain(const struct rbh *rbh, u32 key)
+{
+	struct rbh_bucket *bucket = rbh_bucket(rbh, key);
+
+	return bucket && rcu_access_pointer(bucket->h.chain);
+}
+
+/* Buckets a walk of the table visits per hold of the resize lock. */
+#define RBH_WALK_BATCH	64
+
+/*
+ * Fold and merge wherever possible, visiting every primary bucket in
+ * order of key: @pos is the first key of the next one.  The resize lock
+ * is dropped every RBH_WALK_BATCH buckets, and after each fold to
+ * allocate the next one's bucket.  Only this work merges or folds, so
+ * @pos stays at the start of a bucket: splits in the meantime only give
+ * the walk more buckets to visit.  A walk does not cool contended
+ * buddies: it visits them whether or not anything was removed from them.
+ */
+static void rbh_shrink_walk(struct rbh *rbh)
+{
+	struct rbh_bucket *spare = NULL, *bucket;
+	struct rbh_bucket __rcu **table;
+	unsigned int depth, n;
+	bool folding;
+	u64 pos = 0;
+
+	while (pos < BIT_ULL(32)) {
+		if (!spare)
+			spare = rbh_alloc_bucket(GFP_KERNEL | __GFP_NOWARN);
+		folding = spare;
+		spin_lock(&rbh->rbh_resize_lock);
+		rcu_read_lock();
+		table = rbh_table_locked(rbh, &depth);
+		for (n = 0; table && n < RBH_WALK_BATCH && pos < BIT_ULL(32);
+		     n++) {
+			rbh_shrink_locked(rbh, (u32)pos, &spare, false);
+			/*
+			 * On to the key after the range of the bucket now
+			 * holding @pos, which a merge may have widened on
+			 * either side.
+			 */
+			table = rbh_table_locked(rbh, &depth);
+			bucket = rbh_slot_locked(rbh, table,
+						 rbh_index(pos, depth));
+			pos = round_up(pos + 1, BIT_ULL(32 - bucket->h.depth));
+			if (folding && !spare)
+				break;
+		}
+		rcu_read_unlock();
+		spin_unlock(&rbh->rbh_resize_lock);
+		if (!table)
+			break;
+		cond_resched();
+	}
+	kfree(spare);
+}
+
+/*
+ * The shrink work: fold and merge the buckets whose keys removals handed
+ * over (or all of them, if too many were), then halve the table as far
+ * as it will go.  A fold or a merge holds the resize lock for a bounded
+ * time; a halving still holds it while it copies half the table.
+ */
 static void rbh_shrink_worker(struct work_struct *work)
 {
 	struct rbh *rbh = container_of(work, struct rbh, rbh_shrink_work);
+	u32 keys[RBH_SHRINK_KEYS];
+	struct rbh_bucket *spare;
+	unsigned int i, nr;
 
-	while (rbh_halve(rbh, GFP_KERNEL) == RBH_HALVED)
+	spin_lock(&rbh->rbh_shrink_lock);
+	nr = rbh->rbh_shrink_nr;
+	memcpy(keys, rbh->rbh_shrink_keys, sizeof(keys));
+	rbh->rbh_shrink_nr = 0;
+	rbh->rbh_shrink_halve = false;
+	spin_unlock(&rbh->rbh_shrink_lock);
+
+	if (nr > RBH_SHRINK_KEYS) {
+		rbh_shrink_walk(rbh);
+	} else {
+		for (i = 0; i < nr; i++) {
+			bool chain;
+
+			rcu_read_lock();
+			chain = rbh_has_chain(rbh, keys[i]);
+			rcu_read_unlock();
+			spare = chain ? rbh_alloc_bucket(GFP_KERNEL |
+							 __GFP_NOWARN) : NULL;
+			spin_lock(&rbh->rbh_resize_lock);
+			rcu_read_lock();
+			rbh_shrink_locked(rbh, keys[i], &spare, true);
+			rcu_read_unlock();
+			spin_unlock(&rbh->rbh_resize_lock);
+			kfree(spare);
+			cond_resched();
+		}
+	}
+	while (rbh_halve_wanted(rbh) && rbh_halve(rbh) == RBH_HALVED)
 		cond_resched();
 }
 
@@ -1520,10 +1606,14 @@ static void rbh_remove_entry(struct rbh_bucket *primary,
  *
  * Remove one copy of @p stored under @hash.  Lookups that are already
  * running may still return @p, so free the object it points to only after
- * an RCU grace period (e.g. with kfree_rcu()).
+ * an RCU grace period (e.g. with kfree_rcu()).  Buckets that the removal
+ * leaves nearly empty are folded, merged and the table halved later, by
+ * the rosebush's shrink work.
  *
- * Context: Process context.  Takes and releases a bucket lock and maybe
- * the resize lock.  Does not sleep.
+ * Context: Process context; may be called with spinlocks held or
+ * preemption disabled.  Takes and releases a bucket lock, then maybe the
+ * rosebush's shrink lock, and may queue the shrink work.  Never takes the
+ * resize lock, allocates memory or sleeps.
  * Return: 0 on success, -ENOENT if @p is not stored under @hash.
  */
 int rbh_remove(struct rbh *rbh, u32 hash, void *p)
@@ -1532,6 +1622,7 @@ int rbh_remove(struct rbh *rbh, u32 hash, void *p)
 	struct rbh_bucket *primary, *buddy;
 	struct rbh_pos pos;
 	bool fold, merge;
+	unsigned int d;
 
 	rcu_read_lock();
 	primary = rbh_lock_bucket(rbh, key, NULL);
@@ -1551,10 +1642,11 @@ int rbh_remove(struct rbh *rbh, u32 hash, void *p)
 	rbh_remove_entry(primary, &pos, key, true);
 	fold = rbh_fold_likely(primary);
 	merge = rbh_merge_likely(rbh, primary, key);
+	d = primary->h.depth;
 	spin_unlock(&primary->h.lock);
 	rcu_read_unlock();
 
-	rbh_shrink(rbh, key, fold, merge);
+	rbh_removed(rbh, key, d, fold, merge);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(rbh_remove);
@@ -1858,17 +1950,20 @@ EXPORT_SYMBOL_GPL(rbh_iter_use);
  * @rbhi: The iterator, locked with rbh_iter_lock().
  *
  * Context: Process context.  Releases the bucket lock (or the resize
- * lock) and the RCU read lock taken by rbh_iter_lock(); may take the
- * resize lock.  Does not sleep.
+ * lock) and the RCU read lock taken by rbh_iter_lock(); after a removal,
+ * may then take the shrink lock and queue the shrink work, as
+ * rbh_remove() does.  Does not sleep.
  */
 void rbh_iter_unlock(struct rbh_iter *rbhi)
 	__releases(RCU)
 {
 	struct rbh_bucket *primary = rbhi->locked;
 	bool fold = false, merge = false;
+	unsigned int d = 0;
 
 	if (primary) {
 		if (rbhi->removed) {
+			d = primary->h.depth;
 			rbh_tidy_chain(primary);
 			rbh_refilter(primary, rbhi->key);
 			fold = rbh_fold_likely(primary);
@@ -1885,7 +1980,7 @@ void rbh_iter_unlock(struct rbh_iter *rbhi)
 	rbhi->bucket = NULL;
 	rbhi->step = RBH_ITER_DONE;
 	if (rbhi->removed)
-		rbh_shrink(rbhi->rbh, rbhi->key, fold, merge);
+		rbh_removed(rbhi->rbh, rbhi->key, d, fold, merge);
 }
 EXPORT_SYMBOL_GPL(rbh_iter_unlock);
 
@@ -1903,6 +1998,7 @@ void rbh_init(struct rbh *rbh)
 {
 	memset(rbh, 0, sizeof(*rbh));
 	spin_lock_init(&rbh->rbh_resize_lock);
+	spin_lock_init(&rbh->rbh_shrink_lock);
 }
 EXPORT_SYMBOL_GPL(rbh_init);
 
@@ -2068,11 +2164,10 @@ static void rbh_free_all(struct rbh *rbh,
 
 	if (!rbh->rbh_table)
 		return;
-	/* No merge may queue the worker now: the caller owns the rosebush */
+	/* No removal may queue the work now: the caller owns the rosebush */
 	cancel_work_sync(&rbh->rbh_shrink_work);
 	rbh_check_idle(&rbh->rbh_resize_lock);
-	if (READ_ONCE(rbh->rbh_retired))
-		rcu_barrier();
+	rbh_check_idle(&rbh->rbh_shrink_lock);
 	table = rbh_untag(rbh->rbh_table, &depth);
 
 	for (index = 0; free_fn && index < (1UL << depth);

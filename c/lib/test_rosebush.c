@@ -123,8 +123,57 @@ static struct rbh_stats *rbh_test_stats_alloc(struct kunit *test)
 }
 
 /*
- * Take a snapshot of @rbh and check what every snapshot of a rosebush
- * nobody is changing satisfies.
+ * Wait for the shrink work that removals queue, so that what it folds,
+ * merges and halves shows in a snapshot.  A rosebush sets the work up
+ * with its first table.
+ */
+static void rbh_test_settle(struct rbh *rbh)
+{
+	if (READ_ONCE(rbh->rbh_table))
+		flush_work(&rbh->rbh_shrink_work);
+}
+
+/*
+ * Keep the shrink work from running on its own, so that a case sees what
+ * removals do before it runs, and can run it in its own thread (where
+ * its allocation stubs apply) with rbh_test_shrink_here(), which must
+ * follow.  The rosebush sets the work up with its first table.
+ */
+static void rbh_test_shrink_off(struct kunit *test, struct rbh *rbh)
+{
+	KUNIT_ASSERT_NE(test, READ_ONCE(rbh->rbh_table), 0UL);
+	disable_work_sync(&rbh->rbh_shrink_work);
+}
+
+/*
+ * Run the shrink work in this thread, then let it be queued again.  What
+ * removals handed it while it could not be queued is done now, so none
+ * of it is left waiting for a work item that nobody will queue.
+ */
+static void rbh_test_shrink_here(struct kunit *test, struct rbh *rbh)
+{
+	rbh->rbh_shrink_work.func(&rbh->rbh_shrink_work);
+	enable_work(&rbh->rbh_shrink_work);
+	KUNIT_EXPECT_EQ(test, rbh->rbh_shrink_nr, 0U);
+	KUNIT_EXPECT_FALSE(test, rbh->rbh_shrink_halve);
+}
+
+/*
+ * Make the shrink work walk the whole table, as when removals hand it
+ * more buckets than struct rbh can list, and run it here.
+ */
+static void rbh_test_walk(struct kunit *test, struct rbh *rbh)
+{
+	rbh_test_shrink_off(test, rbh);
+	spin_lock(&rbh->rbh_shrink_lock);
+	rbh->rbh_shrink_nr = RBH_SHRINK_KEYS + 1;
+	spin_unlock(&rbh->rbh_shrink_lock);
+	rbh_test_shrink_here(test, rbh);
+}
+
+/*
+ * Take a snapshot of @rbh, once its shrink work is done, and check what
+ * every snapshot of a rosebush nobody is changing satisfies.
  */
 static void rbh_test_stats(struct kunit *test, struct rbh *rbh,
 			   struct rbh_stats *st)
@@ -132,6 +181,7 @@ static void rbh_test_stats(struct kunit *test, struct rbh *rbh,
 	unsigned long buckets = 0, used = 0;
 	unsigned int n;
 
+	rbh_test_settle(rbh);
 	rbh_stats(rbh, st);
 	KUNIT_EXPECT_GT(test, st->bucket_capacity, 0U);
 	KUNIT_EXPECT_LE(test, st->bucket_capacity, RBH_MAX_ENTRIES);
@@ -1891,16 +1941,17 @@ out:
 }
 
 /*
- * A removal that would halve the table keeps the old one when the smaller
- * table cannot be allocated: everything keeps working, and a later
- * removal halves the table once the allocator works again.
+ * The shrink work keeps the old table when the smaller one cannot be
+ * allocated: everything keeps working, and the work queued by a later
+ * removal halves the table once the allocator works again.  The work runs
+ * in the case's own thread, where the allocation stub applies.
  */
 static void rbh_alloc_fail_shrink(struct kunit *test)
 {
 	struct rbh *rbh = rbh_test_new(test);
 	struct rbh_stats *before = rbh_test_stats_alloc(test);
 	struct rbh_stats *after = rbh_test_stats_alloc(test);
-	unsigned long n, keep, more;
+	unsigned long n, keep, more, shrinks;
 	struct rbh_test_set *set;
 	struct rbh_test_fault *f;
 	unsigned int cap;
@@ -1917,12 +1968,14 @@ static void rbh_alloc_fail_shrink(struct kunit *test)
 	rbh_test_stats(test, rbh, before);
 	KUNIT_ASSERT_GE(test, before->table_slots, 8UL);
 
-	f = rbh_test_fault_arm(test, RBH_TEST_TABLE, 0);
+	rbh_test_shrink_off(test, rbh);
 	if (!rbh_test_set_del(test, set, keep, n))
 		goto out;
+	f = rbh_test_fault_arm(test, RBH_TEST_TABLE, 0);
+	rbh_test_shrink_here(test, rbh);
 	rbh_test_stats(test, rbh, after);
 	KUNIT_EXPECT_GT_MSG(test, f->failed, 0U,
-			    "no removal tried to halve the table");
+			    "the shrink work did not try to halve the table");
 	KUNIT_EXPECT_EQ(test, after->shrinks, before->shrinks);
 	KUNIT_EXPECT_EQ(test, after->table_slots, before->table_slots);
 	KUNIT_EXPECT_GT(test, after->merges, before->merges);
@@ -1930,11 +1983,15 @@ static void rbh_alloc_fail_shrink(struct kunit *test)
 	rbh_test_check_set(test, set);
 
 	/* With the halving pending, insertion and removal still work. */
+	rbh_test_shrink_off(test, rbh);
 	if (!rbh_test_set_add(test, set, n, n + more))
 		goto out;
 	rbh_test_check_set(test, set);
 	if (!rbh_test_set_del(test, set, n, n + more))
 		goto out;
+	rbh_test_shrink_here(test, rbh);
+	shrinks = READ_ONCE(rbh->rbh_shrinks);
+	KUNIT_EXPECT_EQ(test, shrinks, before->shrinks);
 	rbh_test_fault_disarm(test);
 
 	rbh_test_stats(test, rbh, before);
@@ -1942,7 +1999,7 @@ static void rbh_alloc_fail_shrink(struct kunit *test)
 		goto out;
 	rbh_test_stats(test, rbh, after);
 	KUNIT_EXPECT_GT_MSG(test, after->shrinks, before->shrinks,
-			    "the first removal after the failures did not halve the table");
+			    "the first removal after the failures did not get the table halved");
 	KUNIT_EXPECT_LT(test, after->table_slots, before->table_slots);
 	rbh_test_check_set(test, set);
 
@@ -1952,6 +2009,130 @@ static void rbh_alloc_fail_shrink(struct kunit *test)
 	rbh_test_print_stats(test, "emptied", after);
 out:
 	rbh_test_fault_disarm(test);
+	rbh_test_destroy(test, rbh);
+}
+
+/*
+ * Remove entries @first .. @end - 1 of @set, each with a spinlock of the
+ * caller's held, as rbh_remove()'s Context allows.
+ */
+static bool rbh_test_set_del_locked(struct kunit *test,
+				    struct rbh_test_set *set,
+				    unsigned long first, unsigned long end)
+{
+	spinlock_t lock;	/* stands for a lock of the caller's */
+	unsigned long i;
+	int err;
+
+	spin_lock_init(&lock);
+	for (i = first; i < end; i++) {
+		if (!test_bit(i, set->present))
+			continue;
+		spin_lock(&lock);
+		err = rbh_test_set_remove(set, i);
+		spin_unlock(&lock);
+		if (err) {
+			KUNIT_FAIL(test, "rbh_remove(%#x, %p) of entry %lu: %d",
+				   set->hash[i], rbh_test_ptr(i), i, err);
+			return false;
+		}
+		cond_resched();
+	}
+	return true;
+}
+
+/* Floods of one hash each in rbh_remove_defers_shrinking() */
+#define RBH_TEST_FLOODS		8
+
+/*
+ * Removals, even under a spinlock, take no lock but their bucket's (and
+ * the short one that hands keys to the shrink work), allocate nothing,
+ * and fold, merge and halve nothing themselves: the shrink work does, in
+ * process context.  With the work kept from running, nothing may change
+ * shape until the case runs it.  The allocation stubs count calls and
+ * let them through, so that a removal that folded or halved by itself
+ * would show in the shape as well as in the count.  The floods leave
+ * more buckets to fold than struct rbh can list, so the work must walk
+ * the table and fold them all.
+ */
+static void rbh_remove_defers_shrinking(struct kunit *test)
+{
+	struct rbh *rbh = rbh_test_new(test), *chained = rbh_test_new(test);
+	struct rbh_stats *before = rbh_test_stats_alloc(test);
+	struct rbh_stats *after = rbh_test_stats_alloc(test);
+	unsigned long n, keep, merges, shrinks, i, flood;
+	struct rbh_test_fault *fb, *ft;
+	struct rbh_test_set *set, *same;
+	unsigned int cap;
+	bool ok = true;
+
+	rbh_test_faults_init(test);
+	cap = rbh_test_capacity(test, rbh, before);
+	n = 32 * cap;
+	keep = cap / 2 + 1;
+	flood = 2 * cap;
+	set = rbh_test_set_new(test, rbh, n);
+	rbh_test_set_fill(set, RBH_TEST_RANDOM);
+	same = rbh_test_set_new(test, chained, RBH_TEST_FLOODS * flood);
+	rbh_test_set_fill(same, RBH_TEST_ONE_HASH);
+	/*
+	 * Flood j: one key, whose top bits are j.  Added in turns, so that
+	 * buckets split until each flood has one of its own (a bucket full
+	 * of one key takes the next key into its chain unless the two first
+	 * differ at the bucket's depth).
+	 */
+	for (i = 0; i < RBH_TEST_FLOODS * flood; i++)
+		same->hash[i] = rbh_test_hash_of_key((u32)(i % RBH_TEST_FLOODS) << 29);
+	if (!rbh_test_set_add(test, set, 0, n) ||
+	    !rbh_test_set_add(test, same, 0, RBH_TEST_FLOODS * flood))
+		goto out;
+	rbh_test_stats(test, rbh, before);
+	KUNIT_ASSERT_GE(test, before->table_slots, 8UL);
+	rbh_test_stats(test, chained, after);
+	KUNIT_ASSERT_GE(test, after->overflow_buckets,
+			(unsigned long)RBH_TEST_FLOODS);
+
+	rbh_test_shrink_off(test, rbh);
+	rbh_test_shrink_off(test, chained);
+	fb = rbh_test_fault_arm(test, RBH_TEST_BUCKET, UINT_MAX);
+	ft = rbh_test_fault_arm(test, RBH_TEST_TABLE, UINT_MAX);
+	/* The oldest entries of each flood are in its bucket: keep the newest */
+	ok = rbh_test_set_del_locked(test, set, keep, n) &&
+	     rbh_test_set_del_locked(test, same, 0,
+				     RBH_TEST_FLOODS * (flood - cap / 3));
+	rbh_test_fault_disarm(test);
+	if (!ok)
+		goto out;
+	KUNIT_EXPECT_EQ_MSG(test, fb->calls + ft->calls, 0U,
+			    "removals allocated %u buckets and %u tables",
+			    fb->calls, ft->calls);
+	merges = READ_ONCE(rbh->rbh_merges);
+	shrinks = READ_ONCE(rbh->rbh_shrinks);
+	KUNIT_EXPECT_EQ_MSG(test, merges, before->merges,
+			    "removals merged buckets themselves");
+	KUNIT_EXPECT_EQ_MSG(test, shrinks, before->shrinks,
+			    "removals halved the table themselves");
+	rbh_stats(chained, after);
+	KUNIT_EXPECT_GE_MSG(test, after->overflow_buckets,
+			    (unsigned long)RBH_TEST_FLOODS,
+			    "removals folded chains themselves");
+
+	rbh_test_shrink_here(test, rbh);
+	rbh_test_shrink_here(test, chained);
+	rbh_test_stats(test, rbh, after);
+	rbh_test_print_stats(test, "after the shrink work", after);
+	KUNIT_EXPECT_GT(test, after->merges, before->merges);
+	KUNIT_EXPECT_GT(test, after->shrinks, before->shrinks);
+	KUNIT_EXPECT_LT(test, after->table_slots, before->table_slots);
+	rbh_test_check_set(test, set);
+	rbh_test_check_counts(test, chained, after,
+			      RBH_TEST_FLOODS * (cap / 3), 0);
+	rbh_test_print_stats(test, "floods after the shrink work", after);
+	KUNIT_EXPECT_EQ_MSG(test, after->overflow_buckets, 0UL,
+			    "the shrink work did not fold every chain");
+	rbh_test_check_set(test, same);
+out:
+	rbh_test_destroy(test, chained);
 	rbh_test_destroy(test, rbh);
 }
 
@@ -3035,7 +3216,14 @@ static void rbh_contention_split_holds(struct kunit *test)
 			    "the removal after the contention split merged its halves");
 	KUNIT_EXPECT_EQ(test, st->buckets, 3UL);
 
-	/* Removals without contention: the halves merge again */
+	/* Walks of the table visit the halves, but cool them only ... */
+	for (round = 0; round < 2 * RBH_TEST_CONTENTION_HOLD; round++)
+		rbh_test_walk(test, rbh);
+	rbh_test_stats(test, rbh, st);
+	KUNIT_EXPECT_EQ_MSG(test, st->merges, 0UL,
+			    "%u walks of the table merged the halves", round);
+
+	/* ... removals do: without contention, the halves merge again */
 	for (round = 0; round <= 2 * RBH_TEST_CONTENTION_HOLD && !st->merges;
 	     round++) {
 		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, c->hash, c->p), 0);
@@ -3184,11 +3372,7 @@ static void rbh_shrink_after_million(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, missing, 0UL);
 
-	/*
-	 * A table too large to allocate without sleeping is halved by a
-	 * work item: measure what is left once it has run.
-	 */
-	flush_work(&big->rbh_shrink_work);
+	/* Measure what is left once the shrink work has run. */
 	rbh_test_check_counts(test, big, st, RBH_TEST_KEEP, 0);
 	rbh_test_check_counts(test, fresh, fst, RBH_TEST_KEEP, 0);
 	rbh_test_print_stats(test, "1000 left of 10^6", st);
@@ -3221,6 +3405,7 @@ static struct kunit_case rosebush_cases[] = {
 	KUNIT_CASE(rbh_alloc_fail_split),
 	KUNIT_CASE(rbh_alloc_fail_overflow),
 	KUNIT_CASE(rbh_alloc_fail_shrink),
+	KUNIT_CASE(rbh_remove_defers_shrinking),
 	KUNIT_CASE(rbh_resize_hysteresis),
 	KUNIT_CASE(rbh_contention_split_holds),
 	KUNIT_CASE(rbh_iter_lock_before_first_insert),

@@ -45,7 +45,8 @@ import re, sys
 src, dst, func, line, replacement = sys.argv[1:]
 text = open(src).read().split('\n')
 start = next((i for i, l in enumerate(text)
-              if re.match(r'^[a-z].*\b' + re.escape(func) + r'\(', l)), None)
+              if re.match(r'^[a-z].*\b' + re.escape(func) + r'\(', l)
+              and not l.rstrip().endswith(';')), None)
 if start is None:
     sys.exit(f'no function {func}')
 for i in range(start, len(text)):

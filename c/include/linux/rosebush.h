@@ -20,6 +20,9 @@
 
 struct rbh_bucket;
 
+/* Removals that struct rbh remembers for its shrink work */
+#define RBH_SHRINK_KEYS		6
+
 /**
  * struct rbh - A rosebush.
  *
@@ -45,11 +48,18 @@ struct rbh {
 	unsigned long rbh_splits;
 	unsigned long rbh_contention_splits;
 	unsigned long rbh_merges;
-	/* Halves a table too large to allocate without sleeping */
+	/* Folds, merges and halves after removals, in process context */
 	struct work_struct rbh_shrink_work;
-	/* The table replaced by a halving that could not sleep */
-	void *rbh_retired;
-	struct rcu_head rbh_rcu;
+	/*
+	 * Keys of buckets that removals left ready to fold or merge, for
+	 * the shrink work; rbh_shrink_nr > RBH_SHRINK_KEYS: too many, walk
+	 * the table.  rbh_shrink_halve: a removal found the table ready to
+	 * halve.  Under rbh_shrink_lock.
+	 */
+	spinlock_t rbh_shrink_lock;
+	bool rbh_shrink_halve;
+	unsigned int rbh_shrink_nr;
+	u32 rbh_shrink_keys[RBH_SHRINK_KEYS];
 };
 
 /**
@@ -58,6 +68,7 @@ struct rbh {
  */
 #define RBH_INIT(name) {						\
 	.rbh_resize_lock = __SPIN_LOCK_UNLOCKED(name.rbh_resize_lock),	\
+	.rbh_shrink_lock = __SPIN_LOCK_UNLOCKED(name.rbh_shrink_lock),	\
 }
 
 /**
@@ -88,8 +99,9 @@ void rbh_free_and_destroy(struct rbh *rbh,
  * If you decide that you do not need a slot you reserved with
  * rbh_reserve(), call this function to release it.
  *
- * Context: Process context.  Takes and releases a bucket lock and may
- * take the rosebush's resize lock.  Does not sleep.
+ * Context: As rbh_remove(): process context, may be called with
+ * spinlocks held.  Takes and releases a bucket lock, then maybe the
+ * shrink lock, and may queue the shrink work.  Does not sleep.
  * Return: 0 on success, -ENOENT if no slot was reserved for @hash.
  */
 static inline int rbh_release(struct rbh *rbh, u32 hash)

@@ -19,6 +19,7 @@
 		(_work)->func = (_func);				\
 		(_work)->next = NULL;					\
 		(_work)->pending = false;				\
+		(_work)->disabled = 0;					\
 	} while (0)
 
 static pthread_mutex_t system_wq_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -73,7 +74,7 @@ static inline bool schedule_work(struct work_struct *work)
 		}
 		system_wq_started = true;
 	}
-	if (!work->pending) {
+	if (!work->pending && !work->disabled) {
 		WRITE_ONCE(work->pending, true);
 		work->next = NULL;
 		*system_wq_tail = work;
@@ -86,6 +87,17 @@ static inline bool schedule_work(struct work_struct *work)
 }
 
 #define work_pending(work)	READ_ONCE((work)->pending)
+
+/* The harness has one workqueue: every workqueue_struct stands for it. */
+struct workqueue_struct;
+#define system_wq		((struct workqueue_struct *)NULL)
+#define system_unbound_wq	((struct workqueue_struct *)NULL)
+
+static inline bool queue_work(struct workqueue_struct *wq,
+			      struct work_struct *work)
+{
+	return schedule_work(work);
+}
 
 /* Dequeue @work if it is pending, and wait for it if it is running. */
 static inline bool cancel_work_sync(struct work_struct *work)
@@ -108,6 +120,34 @@ static inline bool cancel_work_sync(struct work_struct *work)
 		pthread_cond_wait(&system_wq_idle, &system_wq_lock);
 	pthread_mutex_unlock(&system_wq_lock);
 	return was_pending;
+}
+
+/*
+ * Refuse to queue @work until as many enable_work() calls as
+ * disable_work_sync() calls have been made, then cancel it and wait for
+ * it.
+ */
+static inline bool disable_work_sync(struct work_struct *work)
+{
+	pthread_mutex_lock(&system_wq_lock);
+	work->disabled++;
+	pthread_mutex_unlock(&system_wq_lock);
+	return cancel_work_sync(work);
+}
+
+/* Undo one disable_work_sync(); true if @work may be queued again. */
+static inline bool enable_work(struct work_struct *work)
+{
+	bool enabled;
+
+	pthread_mutex_lock(&system_wq_lock);
+	if (!work->disabled) {
+		fprintf(stderr, "%s() of a work item not disabled\n", __func__);
+		abort();
+	}
+	enabled = !--work->disabled;
+	pthread_mutex_unlock(&system_wq_lock);
+	return enabled;
 }
 
 /* Wait until the workqueue is empty and idle. */

@@ -12,6 +12,7 @@ struct work_struct {
 	/* private: under the workqueue's lock */
 	struct work_struct *next;
 	bool pending;
+	unsigned int disabled;
 };
 
 #endif
