@@ -1383,6 +1383,20 @@ static void rbh_shrink_later(struct rbh *rbh, u32 key, unsigned int d)
 	unsigned int i, nr;
 	bool first;
 
+	/*
+	 * Once too many buckets were handed over, the work will walk the
+	 * whole table: a mass removal then need not take the lock, whose
+	 * line the work also writes.  The walk cannot miss this removal:
+	 * the work resets the count before it looks at any bucket, and this
+	 * removal wrote its bucket before it reads the count, each with a
+	 * full barrier between, so either the walk sees the bucket as this
+	 * removal left it, or this removal sees the count reset and hands
+	 * its key over.  Pairs with smp_mb() in rbh_shrink_worker().
+	 */
+	smp_mb();
+	if (d && READ_ONCE(rbh->rbh_shrink_nr) > RBH_SHRINK_KEYS)
+		return;
+
 	spin_lock(&rbh->rbh_shrink_lock);
 	nr = rbh->rbh_shrink_nr;
 	first = !nr && !rbh->rbh_shrink_halve;
@@ -1396,7 +1410,7 @@ static void rbh_shrink_later(struct rbh *rbh, u32 key, unsigned int d)
 		if (i == nr) {
 			if (nr < RBH_SHRINK_KEYS)
 				rbh->rbh_shrink_keys[nr] = key;
-			rbh->rbh_shrink_nr = nr + 1;
+			WRITE_ONCE(rbh->rbh_shrink_nr, nr + 1);
 		}
 	}
 	spin_unlock(&rbh->rbh_shrink_lock);
@@ -1404,10 +1418,25 @@ static void rbh_shrink_later(struct rbh *rbh, u32 key, unsigned int d)
 		queue_work(system_unbound_wq, &rbh->rbh_shrink_work);
 }
 
-/* After a removal from the bucket of depth @d which holds @key */
+/*
+ * After a removal from the bucket of depth @d which holds @key, which
+ * leaves it ready to fold (@fold) or merge with its buddy (@merge): merge
+ * at once if the resize lock is free, as a merge needs no memory and its
+ * lines are in this CPU's cache; otherwise, and for a fold (which needs a
+ * new bucket) or a halving (a new table), hand the key to the shrink
+ * work.  A removal never waits for the resize lock: a grow holds it while
+ * it copies the whole table.
+ */
 static void rbh_removed(struct rbh *rbh, u32 key, unsigned int d,
 			bool fold, bool merge)
 {
+	if (merge && !fold && spin_trylock(&rbh->rbh_resize_lock)) {
+		rcu_read_lock();
+		rbh_merge_locked(rbh, key, true);
+		rcu_read_unlock();
+		spin_unlock(&rbh->rbh_resize_lock);
+		merge = false;
+	}
 	if (fold || merge)
 		rbh_shrink_later(rbh, key, d);
 	else if (rbh_halve_wanted(rbh))
@@ -1437,54 +1466,89 @@ static bool rbh_has_chain(const struct rbh *rbh, u32 key)
 	return bucket && rcu_access_pointer(bucket->h.chain);
 }
 
-/* Buckets a walk of the table visits per hold of the resize lock. */
+/*
+ * Might a walk fold or merge @bucket, of depth @d, the bucket holding @pos
+ * in @table of depth @depth?  A look without locks, under the RCU read
+ * lock, so that the walk takes the resize lock only where it has work to
+ * do: removals merge at once only while it is free.  The locked check
+ * decides.
+ */
+static bool rbh_walk_wanted(struct rbh_bucket __rcu **table,
+			    unsigned int depth, struct rbh_bucket *bucket,
+			    unsigned int d, u32 pos)
+{
+	struct rbh_bucket *buddy;
+	unsigned int count;
+
+	if (rcu_access_pointer(bucket->h.chain))
+		return true;
+	count = READ_ONCE(bucket->h.count);
+	if (d < 2 || count > RBH_MERGE_MAX)
+		return false;
+	buddy = rcu_dereference(table[(rbh_index(pos, d) ^ 1) << (depth - d)]);
+	return READ_ONCE(buddy->h.depth) == d &&
+		!rcu_access_pointer(buddy->h.chain) &&
+		count + READ_ONCE(buddy->h.count) <= RBH_MERGE_MAX;
+}
+
+/* Buckets a walk of the table looks at between cond_resched() calls */
 #define RBH_WALK_BATCH	64
 
 /*
  * Fold and merge wherever possible, visiting every primary bucket in
- * order of key: @pos is the first key of the next one.  The resize lock
- * is dropped every RBH_WALK_BATCH buckets, and after each fold to
- * allocate the next one's bucket.  Only this work merges or folds, so
- * @pos stays at the start of a bucket: splits in the meantime only give
- * the walk more buckets to visit.  A walk does not cool contended
- * buddies: it visits them whether or not anything was removed from them.
+ * order of key: @pos is the first key of the next one.  The walk looks at
+ * each bucket under the RCU read lock only, and takes the resize lock just
+ * for a bucket that it may fold or merge, after allocating the new bucket
+ * a fold needs.  The table may change meanwhile (removals merge, inserts
+ * split and grow it), so the walk goes by key, not by slot: a bucket it
+ * skips or sees twice costs only a merge that waits for the next removal
+ * from it.  A walk does not cool contended buddies: it visits them
+ * whether or not anything was removed from them.
  */
 static void rbh_shrink_walk(struct rbh *rbh)
 {
 	struct rbh_bucket *spare = NULL, *bucket;
 	struct rbh_bucket __rcu **table;
-	unsigned int depth, n;
-	bool folding;
+	unsigned int depth, d, n = 0;
 	u64 pos = 0;
 
+	rcu_read_lock();
 	while (pos < BIT_ULL(32)) {
-		if (!spare)
-			spare = rbh_alloc_bucket(GFP_KERNEL | __GFP_NOWARN);
-		folding = spare;
-		spin_lock(&rbh->rbh_resize_lock);
-		rcu_read_lock();
-		table = rbh_table_locked(rbh, &depth);
-		for (n = 0; table && n < RBH_WALK_BATCH && pos < BIT_ULL(32);
-		     n++) {
-			rbh_shrink_locked(rbh, (u32)pos, &spare, false);
-			/*
-			 * On to the key after the range of the bucket now
-			 * holding @pos, which a merge may have widened on
-			 * either side.
-			 */
-			table = rbh_table_locked(rbh, &depth);
-			bucket = rbh_slot_locked(rbh, table,
-						 rbh_index(pos, depth));
-			pos = round_up(pos + 1, BIT_ULL(32 - bucket->h.depth));
-			if (folding && !spare)
-				break;
+		if (++n % RBH_WALK_BATCH == 0) {
+			rcu_read_unlock();
+			cond_resched();
+			rcu_read_lock();
 		}
-		rcu_read_unlock();
-		spin_unlock(&rbh->rbh_resize_lock);
+		table = rbh_untag(rbh_table_word(rbh), &depth);
 		if (!table)
 			break;
-		cond_resched();
+		bucket = rcu_dereference(table[rbh_index(pos, depth)]);
+		d = READ_ONCE(bucket->h.depth);
+		/* Split after a grow that this table does not show: look again */
+		if (d > depth)
+			continue;
+		if (!rbh_walk_wanted(table, depth, bucket, d, pos)) {
+			pos = round_up(pos + 1, BIT_ULL(32 - d));
+			continue;
+		}
+		if (!spare && rcu_access_pointer(bucket->h.chain)) {
+			rcu_read_unlock();
+			spare = rbh_alloc_bucket(GFP_KERNEL | __GFP_NOWARN);
+			rcu_read_lock();
+		}
+
+		spin_lock(&rbh->rbh_resize_lock);
+		rbh_shrink_locked(rbh, (u32)pos, &spare, false);
+		/*
+		 * On to the key after the range of the bucket now holding
+		 * @pos, which a merge may have widened on either side.
+		 */
+		table = rbh_table_locked(rbh, &depth);
+		bucket = rbh_slot_locked(rbh, table, rbh_index(pos, depth));
+		pos = round_up(pos + 1, BIT_ULL(32 - bucket->h.depth));
+		spin_unlock(&rbh->rbh_resize_lock);
 	}
+	rcu_read_unlock();
 	kfree(spare);
 }
 
@@ -1504,9 +1568,11 @@ static void rbh_shrink_worker(struct work_struct *work)
 	spin_lock(&rbh->rbh_shrink_lock);
 	nr = rbh->rbh_shrink_nr;
 	memcpy(keys, rbh->rbh_shrink_keys, sizeof(keys));
-	rbh->rbh_shrink_nr = 0;
+	WRITE_ONCE(rbh->rbh_shrink_nr, 0);
 	rbh->rbh_shrink_halve = false;
 	spin_unlock(&rbh->rbh_shrink_lock);
+	/* Pairs with smp_mb() in rbh_shrink_later() */
+	smp_mb();
 
 	if (nr > RBH_SHRINK_KEYS) {
 		rbh_shrink_walk(rbh);
@@ -1606,14 +1672,16 @@ static void rbh_remove_entry(struct rbh_bucket *primary,
  *
  * Remove one copy of @p stored under @hash.  Lookups that are already
  * running may still return @p, so free the object it points to only after
- * an RCU grace period (e.g. with kfree_rcu()).  Buckets that the removal
- * leaves nearly empty are folded, merged and the table halved later, by
- * the rosebush's shrink work.
+ * an RCU grace period (e.g. with kfree_rcu()).  A bucket that the removal
+ * leaves nearly empty is merged with its buddy at once if the resize lock
+ * is free; otherwise it is merged or folded, and the table halved, by the
+ * rosebush's shrink work.
  *
- * Context: Process context; may be called with spinlocks held or
- * preemption disabled.  Takes and releases a bucket lock, then maybe the
- * rosebush's shrink lock, and may queue the shrink work.  Never takes the
- * resize lock, allocates memory or sleeps.
+ * Context: Process context; may be called with spinlock_t locks held.
+ * Takes and releases a bucket lock, then maybe the resize lock with
+ * spin_trylock() (and two bucket locks under it) or the shrink lock, and
+ * may queue the shrink work.  Never waits for the resize lock, allocates
+ * memory or sleeps.
  * Return: 0 on success, -ENOENT if @p is not stored under @hash.
  */
 int rbh_remove(struct rbh *rbh, u32 hash, void *p)

@@ -2013,24 +2013,23 @@ out:
 }
 
 /*
- * Remove entries @first .. @end - 1 of @set, each with a spinlock of the
- * caller's held, as rbh_remove()'s Context allows.
+ * Remove entries @first .. @end - 1 of @set, each with @lock held, as
+ * rbh_remove()'s Context allows for a caller's spinlock.
  */
 static bool rbh_test_set_del_locked(struct kunit *test,
 				    struct rbh_test_set *set,
-				    unsigned long first, unsigned long end)
+				    unsigned long first, unsigned long end,
+				    spinlock_t *lock)
 {
-	spinlock_t lock;	/* stands for a lock of the caller's */
 	unsigned long i;
 	int err;
 
-	spin_lock_init(&lock);
 	for (i = first; i < end; i++) {
 		if (!test_bit(i, set->present))
 			continue;
-		spin_lock(&lock);
+		spin_lock(lock);
 		err = rbh_test_set_remove(set, i);
-		spin_unlock(&lock);
+		spin_unlock(lock);
 		if (err) {
 			KUNIT_FAIL(test, "rbh_remove(%#x, %p) of entry %lu: %d",
 				   set->hash[i], rbh_test_ptr(i), i, err);
@@ -2045,13 +2044,13 @@ static bool rbh_test_set_del_locked(struct kunit *test,
 #define RBH_TEST_FLOODS		8
 
 /*
- * Removals, even under a spinlock, take no lock but their bucket's (and
- * the short one that hands keys to the shrink work), allocate nothing,
- * and fold, merge and halve nothing themselves: the shrink work does, in
- * process context.  With the work kept from running, nothing may change
- * shape until the case runs it.  The allocation stubs count calls and
- * let them through, so that a removal that folded or halved by itself
- * would show in the shape as well as in the count.  The floods leave
+ * Removals never wait for the resize lock and never allocate: with the
+ * resize lock held around each one, as a grow would hold it, and the
+ * shrink work kept from running, they fold, merge and halve nothing
+ * themselves, and the shrink work does it all when the case runs it.
+ * The allocation stubs count calls and let them through, so that a
+ * removal that folded or halved by itself would show in the shape as
+ * well as in the count.  The floods leave
  * more buckets to fold than struct rbh can list, so the work must walk
  * the table and fold them all.
  */
@@ -2097,9 +2096,11 @@ static void rbh_remove_defers_shrinking(struct kunit *test)
 	fb = rbh_test_fault_arm(test, RBH_TEST_BUCKET, UINT_MAX);
 	ft = rbh_test_fault_arm(test, RBH_TEST_TABLE, UINT_MAX);
 	/* The oldest entries of each flood are in its bucket: keep the newest */
-	ok = rbh_test_set_del_locked(test, set, keep, n) &&
+	ok = rbh_test_set_del_locked(test, set, keep, n,
+				     &rbh->rbh_resize_lock) &&
 	     rbh_test_set_del_locked(test, same, 0,
-				     RBH_TEST_FLOODS * (flood - cap / 3));
+				     RBH_TEST_FLOODS * (flood - cap / 3),
+				     &chained->rbh_resize_lock);
 	rbh_test_fault_disarm(test);
 	if (!ok)
 		goto out;

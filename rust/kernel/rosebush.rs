@@ -1053,9 +1053,9 @@ impl<T: Send + 'static> Reservation<'_, T> {
     ///
     /// # Context
     ///
-    /// Process context; takes and releases a bucket lock, and maybe the lock under which removals
-    /// hand work to the rosebush's shrink work, but does not sleep or allocate. Must not be called
-    /// while this task holds a [`Locked`].
+    /// Process context; takes and releases a bucket lock, and maybe (without waiting for it) the
+    /// resize lock or the shrink lock, but does not sleep or allocate. Must not be called while
+    /// this task holds a [`Locked`].
     pub fn release(self) {
         drop(self);
     }
@@ -1474,10 +1474,10 @@ impl<K: Hash + Eq + Send + 'static, V: Send + 'static> Map<K, V> {
     ///
     /// # Context
     ///
-    /// Process context; takes a bucket's spinlock (and maybe the rosebush's shrink lock) but does
-    /// not sleep or allocate, so it may be called under a spinlock or while this task holds an
-    /// [`rcu::Guard`] that borrows the value. Must not be called while this task holds a
-    /// [`Locked`] of any rosebush.
+    /// Process context; takes a bucket's spinlock (and maybe, without waiting for it, the resize
+    /// lock, or the shrink lock) but does not sleep or allocate, so it may be called under a
+    /// spinlock or while this task holds an [`rcu::Guard`] that borrows the value. Must not be
+    /// called while this task holds a [`Locked`] of any rosebush.
     pub fn remove<Q>(&self, key: &Q) -> bool
     where
         K: Borrow<Q>,

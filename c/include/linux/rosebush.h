@@ -100,8 +100,9 @@ void rbh_free_and_destroy(struct rbh *rbh,
  * rbh_reserve(), call this function to release it.
  *
  * Context: As rbh_remove(): process context, may be called with
- * spinlocks held.  Takes and releases a bucket lock, then maybe the
- * shrink lock, and may queue the shrink work.  Does not sleep.
+ * spinlock_t locks held.  Takes and releases a bucket lock, then maybe
+ * the resize lock with spin_trylock() or the shrink lock, and may queue
+ * the shrink work.  Does not sleep.
  * Return: 0 on success, -ENOENT if no slot was reserved for @hash.
  */
 static inline int rbh_release(struct rbh *rbh, u32 hash)
