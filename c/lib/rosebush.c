@@ -1372,11 +1372,10 @@ static bool rbh_halve_wanted(const struct rbh *rbh)
  * After a removal from the bucket of depth @d holding @key, which left it
  * ready to be folded or merged with its buddy: hand the key to the shrink
  * work, which does both in process context, then halves the table if it
- * can.  With @d 0, only the table is ready to halve.  Removals therefore
- * take no lock but their bucket's and this one, allocate nothing, and
- * queue the work only for the first request of a batch.  When more
- * buckets are handed over than the rosebush has room for, the work walks
- * the whole table instead.
+ * can.  With @d 0, only the table is ready to halve.  The work is queued
+ * only for the first request of a batch.  When more buckets are handed
+ * over than the rosebush has room for, the work walks the whole table
+ * instead.
  */
 static void rbh_shrink_later(struct rbh *rbh, u32 key, unsigned int d)
 {
@@ -1385,23 +1384,28 @@ static void rbh_shrink_later(struct rbh *rbh, u32 key, unsigned int d)
 
 	/*
 	 * Once too many buckets were handed over, the work will walk the
-	 * whole table: a mass removal then need not take the lock, whose
-	 * line the work also writes.  The walk cannot miss this removal:
-	 * the work resets the count before it looks at any bucket, and this
-	 * removal wrote its bucket before it reads the count, each with a
-	 * full barrier between, so either the walk sees the bucket as this
-	 * removal left it, or this removal sees the count reset and hands
-	 * its key over.  Pairs with smp_mb() in rbh_shrink_worker().
+	 * whole table, and once a halving was asked for, it will try one:
+	 * during a mass removal, removals then need not take the lock, whose
+	 * line the work also writes.  What the run that resets the count or
+	 * the flag will do cannot miss this removal: it resets them before
+	 * it looks at any bucket or at the table's depth, and this removal
+	 * changed its bucket (and maybe merged) before it reads them, each
+	 * with a full barrier in between, so either that run sees what this
+	 * removal did, or this removal sees them reset and hands its request
+	 * over.  A count or flag set again after the reset belongs to a
+	 * batch whose first request queued another run.  Pairs with smp_mb()
+	 * in rbh_shrink_worker().
 	 */
 	smp_mb();
-	if (d && READ_ONCE(rbh->rbh_shrink_nr) > RBH_SHRINK_KEYS)
+	if (d ? READ_ONCE(rbh->rbh_shrink_nr) > RBH_SHRINK_KEYS :
+		READ_ONCE(rbh->rbh_shrink_halve))
 		return;
 
 	spin_lock(&rbh->rbh_shrink_lock);
 	nr = rbh->rbh_shrink_nr;
 	first = !nr && !rbh->rbh_shrink_halve;
 	if (!d) {
-		rbh->rbh_shrink_halve = true;
+		WRITE_ONCE(rbh->rbh_shrink_halve, true);
 	} else if (nr <= RBH_SHRINK_KEYS) {
 		/* A bucket emptied by several removals is handed over once */
 		for (i = 0; i < nr && i < RBH_SHRINK_KEYS; i++)
@@ -1524,9 +1528,9 @@ static void rbh_shrink_walk(struct rbh *rbh)
 			break;
 		bucket = rcu_dereference(table[rbh_index(pos, depth)]);
 		d = READ_ONCE(bucket->h.depth);
-		/* Split after a grow that this table does not show: look again */
-		if (d > depth)
-			continue;
+		/* A table is never written once replaced, nor a bucket deepened */
+		if (WARN_ON_ONCE(d > depth))
+			break;
 		if (!rbh_walk_wanted(table, depth, bucket, d, pos)) {
 			pos = round_up(pos + 1, BIT_ULL(32 - d));
 			continue;
@@ -1569,7 +1573,7 @@ static void rbh_shrink_worker(struct work_struct *work)
 	nr = rbh->rbh_shrink_nr;
 	memcpy(keys, rbh->rbh_shrink_keys, sizeof(keys));
 	WRITE_ONCE(rbh->rbh_shrink_nr, 0);
-	rbh->rbh_shrink_halve = false;
+	WRITE_ONCE(rbh->rbh_shrink_halve, false);
 	spin_unlock(&rbh->rbh_shrink_lock);
 	/* Pairs with smp_mb() in rbh_shrink_later() */
 	smp_mb();
@@ -1679,7 +1683,7 @@ static void rbh_remove_entry(struct rbh_bucket *primary,
  *
  * Context: Process context; may be called with spinlock_t locks held.
  * Takes and releases a bucket lock, then maybe the resize lock with
- * spin_trylock() (and two bucket locks under it) or the shrink lock, and
+ * spin_trylock() (and two bucket locks under it) and the shrink lock, and
  * may queue the shrink work.  Never waits for the resize lock, allocates
  * memory or sleeps.
  * Return: 0 on success, -ENOENT if @p is not stored under @hash.
@@ -2019,8 +2023,9 @@ EXPORT_SYMBOL_GPL(rbh_iter_use);
  *
  * Context: Process context.  Releases the bucket lock (or the resize
  * lock) and the RCU read lock taken by rbh_iter_lock(); after a removal,
- * may then take the shrink lock and queue the shrink work, as
- * rbh_remove() does.  Does not sleep.
+ * may then merge buckets under spin_trylock() of the resize lock, take
+ * the shrink lock and queue the shrink work, as rbh_remove() does.  Does
+ * not sleep.
  */
 void rbh_iter_unlock(struct rbh_iter *rbhi)
 	__releases(RCU)

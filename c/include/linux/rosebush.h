@@ -37,7 +37,7 @@ struct rbh {
 	/* private: */
 	/* Serialises changes to the table: grow, shrink, split, merge. */
 	spinlock_t rbh_resize_lock;
-	/* Tagged pointer to the table: see rbh_tagged_table() */
+	/* Tagged pointer to the table: see rbh_tag() and rbh_untag() */
 	unsigned long rbh_table;
 	/* Under rbh_resize_lock: primary buckets, and those at full depth */
 	unsigned int rbh_nr_buckets;
@@ -54,7 +54,8 @@ struct rbh {
 	 * Keys of buckets that removals left ready to fold or merge, for
 	 * the shrink work; rbh_shrink_nr > RBH_SHRINK_KEYS: too many, walk
 	 * the table.  rbh_shrink_halve: a removal found the table ready to
-	 * halve.  Under rbh_shrink_lock.
+	 * halve.  Written under rbh_shrink_lock; removals read the count
+	 * and the flag without it.
 	 */
 	spinlock_t rbh_shrink_lock;
 	bool rbh_shrink_halve;
@@ -101,7 +102,7 @@ void rbh_free_and_destroy(struct rbh *rbh,
  *
  * Context: As rbh_remove(): process context, may be called with
  * spinlock_t locks held.  Takes and releases a bucket lock, then maybe
- * the resize lock with spin_trylock() or the shrink lock, and may queue
+ * the resize lock with spin_trylock() and the shrink lock, and may queue
  * the shrink work.  Does not sleep.
  * Return: 0 on success, -ENOENT if no slot was reserved for @hash.
  */
