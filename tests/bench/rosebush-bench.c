@@ -40,6 +40,10 @@
  *   latency-negative	lookup-negative's, latency-bound
  *   remove		remove every object, until deferred resizing is done
  *
+ * and, for rosebush and rhashtable, latency-uniform's chase stopped after
+ * each dependent load of a hit (bench_levels_one()): where a latency-bound
+ * hit waits.
+ *
  * The latency-bound lookups run on 1 thread; the other lookup and mix
  * workloads run on 1 and on 2 threads, splitting the
  * same operations; ns/op is elapsed time x threads / operations, so that
@@ -746,6 +750,7 @@ static const struct bench_table bench_tables[] = {
 #define BENCH_NR_TABLES		ARRAY_SIZE(bench_tables)
 /* The reference of every ratio */
 #define BENCH_ROSEBUSH		0
+#define BENCH_RHASHTABLE	1
 
 /* ---- operations ---- */
 
@@ -1025,6 +1030,124 @@ static void bench_check(const struct bench_table *tbl, enum bench_workload w,
 			  wrong, misses);
 }
 
+/*
+ * latency-uniform's chase, stopped after each dependent load of a hit, on
+ * the same keys in the same order:
+ *
+ *   LEVEL_RBH_SLOT	rosebush's table slot only
+ *   LEVEL_RBH_ENTRY	the table slot, then the first pointer rbh_next()
+ *			returns (the bucket's line or lines), not the object
+ *   LEVEL_RHT_SLOT	rhashtable's bucket slot only (the first object's
+ *			address), not the object
+ *   LEVEL_OBJECT	only the objects the hits return, one after another
+ *			with no structure at all
+ *
+ * A full hit (latency-uniform) is rosebush's slot, entry and object, and
+ * rhashtable's slot and object (or objects, in a longer chain).  Each key
+ * still depends on the load before it: the next key is XORed with a value
+ * that is always 0 (a pointer's bit 0; the object's key XOR the key),
+ * which the compiler cannot know.
+ */
+enum bench_level {
+	LEVEL_RBH_SLOT,
+	LEVEL_RBH_ENTRY,
+	LEVEL_RHT_SLOT,
+	LEVEL_OBJECT,
+	BENCH_NR_LEVELS
+};
+
+static const char *const bench_level_names[] = {
+	[LEVEL_RBH_SLOT] = "rosebush slot",
+	[LEVEL_RBH_ENTRY] = "+ entry",
+	[LEVEL_RHT_SLOT] = "rhashtable slot",
+	[LEVEL_OBJECT] = "objects alone",
+};
+
+static double bench_levels[BENCH_NR_SIZES][BENCH_NR_LEVELS][BENCH_MAX_REPEATS];
+
+static __always_inline unsigned long bench_level_load(enum bench_level level,
+						      const struct bench_op *op,
+						      u64 key)
+{
+	struct rbh_bucket __rcu **table;
+	struct bucket_table *tbl;
+	struct bench_obj *obj;
+	unsigned int depth;
+	unsigned long v;
+	void *p;
+
+	switch (level) {
+	case LEVEL_RBH_SLOT:
+		rcu_read_lock();
+		table = rbh_untag(READ_ONCE(bench_rbh.rbh_table), &depth);
+		p = rcu_dereference(table[rbh_index(rbh_key(bench_hash(key)),
+						    depth)]);
+		rcu_read_unlock();
+		return (unsigned long)p & 1;
+	case LEVEL_RBH_ENTRY: {
+		RBH_ITER(iter, &bench_rbh, bench_hash(key));
+
+		rcu_read_lock();
+		p = rbh_next(&iter);
+		rcu_read_unlock();
+		if (!p)
+			bench_die("levels: a stored key not found\n");
+		return (unsigned long)p & 1;
+	}
+	case LEVEL_RHT_SLOT:
+		rcu_read_lock();
+		tbl = rcu_dereference(bench_rht.tbl);
+		p = rht_ptr_rcu(rht_bucket(tbl, rht_key_hashfn(&bench_rht, tbl,
+							     &key,
+							     bench_rht_params)));
+		rcu_read_unlock();
+		return (unsigned long)p & 1;
+	case LEVEL_OBJECT:
+	default:
+		obj = (struct bench_obj *)((unsigned long)op->obj ^
+					   (key ^ op->key));
+		v = READ_ONCE(obj->key) ^ key;
+		return v;
+	}
+}
+
+static __always_inline double bench_level_chase(enum bench_level level,
+						const struct bench_op *ops)
+{
+	const struct bench_op *op, *end = ops + opt.ops;
+	struct timespec start, stop;
+	u64 dep = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (op = ops; op < end; op++) {
+		unsigned long v = bench_level_load(level, op, op->key ^ dep);
+
+		OPTIMIZER_HIDE_VAR(v);
+		dep = v;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &stop);
+	if (dep)
+		bench_die("levels: %s: the chase broke\n",
+			  bench_level_names[level]);
+	return bench_ns(&start, &stop) / opt.ops;
+}
+
+/* With @table filled, after its own workloads */
+static void bench_levels_one(unsigned int size, unsigned int table,
+			     unsigned int rep)
+{
+	const struct bench_op *ops = bench_ops[BENCH_UNIFORM];
+	double (*lv)[BENCH_MAX_REPEATS] = bench_levels[size];
+
+	if (table == BENCH_ROSEBUSH) {
+		lv[LEVEL_RBH_SLOT][rep] = bench_level_chase(LEVEL_RBH_SLOT, ops);
+		lv[LEVEL_RBH_ENTRY][rep] = bench_level_chase(LEVEL_RBH_ENTRY, ops);
+		lv[LEVEL_OBJECT][rep] = bench_level_chase(LEVEL_OBJECT, ops);
+	} else if (table == BENCH_RHASHTABLE) {
+		lv[LEVEL_RHT_SLOT][rep] = bench_level_chase(LEVEL_RHT_SLOT, ops);
+	}
+}
+
 static void bench_one(unsigned int size, unsigned int table, unsigned int rep)
 {
 	const struct bench_table *tbl = &bench_tables[table];
@@ -1065,6 +1188,7 @@ static void bench_one(unsigned int size, unsigned int table, unsigned int rep)
 		}
 	}
 
+	bench_levels_one(size, table, rep);
 	drain += bench_fill_drain(tbl, RUN_DRAIN, n);
 	tbl->destroy();
 	bench_results[size][BENCH_INSERT][0][table][rep] = fill / (rounds * n);
@@ -1156,6 +1280,39 @@ static void bench_print(unsigned int nr_sizes)
 	}
 }
 
+/* Where a latency-bound hit waits: see bench_levels_one() */
+static void bench_print_levels(unsigned int nr_sizes)
+{
+	struct bench_stat st, rbh, rht;
+	unsigned int size, l;
+
+	printf("\n# latency-uniform, one dependent load at a time: ns/op, min/median of %u runs,\n"
+	       "# of a chase that reads only rosebush's table slot, then the slot and the\n"
+	       "# pointer in the bucket, then (latency-uniform) the object too; rhashtable's\n"
+	       "# bucket slot, then the object; the objects alone, with no structure\n",
+	       opt.repeats);
+	printf("%8s | %-13s | %-13s | %-13s | %-15s | %-13s | %-13s\n", "entries",
+	       bench_level_names[LEVEL_RBH_SLOT],
+	       bench_level_names[LEVEL_RBH_ENTRY], "+ object: hit",
+	       bench_level_names[LEVEL_RHT_SLOT], "+ object: hit",
+	       bench_level_names[LEVEL_OBJECT]);
+	for (size = 0; size < nr_sizes; size++) {
+		rbh = bench_time(size, BENCH_UNIFORM_LAT, 1, BENCH_ROSEBUSH);
+		rht = bench_time(size, BENCH_UNIFORM_LAT, 1, BENCH_RHASHTABLE);
+		printf("%8lu", bench_sizes[size]);
+		for (l = LEVEL_RBH_SLOT; l <= LEVEL_RBH_ENTRY; l++) {
+			st = bench_stat(bench_levels[size][l]);
+			printf(" | %6.1f/%-6.1f", st.min, st.median);
+		}
+		printf(" | %6.1f/%-6.1f", rbh.min, rbh.median);
+		st = bench_stat(bench_levels[size][LEVEL_RHT_SLOT]);
+		printf(" | %6.1f/%-8.1f", st.min, st.median);
+		printf(" | %6.1f/%-6.1f", rht.min, rht.median);
+		st = bench_stat(bench_levels[size][LEVEL_OBJECT]);
+		printf(" | %6.1f/%-6.1f\n", st.min, st.median);
+	}
+}
+
 /* How full rosebush's buckets are, and the occupancy histogram */
 static void bench_print_occupancy(unsigned int nr_sizes)
 {
@@ -1208,7 +1365,7 @@ static void bench_csv_row(FILE *f, const char *workload, unsigned int threads,
  */
 static void bench_write_csv(unsigned int nr_sizes)
 {
-	unsigned int w, threads, size, i;
+	unsigned int w, threads, size, i, l;
 	FILE *f = fopen(opt.csv, "w");
 
 	if (!f)
@@ -1233,6 +1390,15 @@ static void bench_write_csv(unsigned int nr_sizes)
 			bench_csv_row(f, "memory+linkage", 0, size, i, "bytes/entry",
 				      bench_linked(size, i),
 				      bench_linked(size, BENCH_ROSEBUSH));
+	/* latency-uniform level by level: the structure column names the level */
+	for (l = 0; l < BENCH_NR_LEVELS; l++)
+		for (size = 0; size < nr_sizes; size++) {
+			struct bench_stat st = bench_stat(bench_levels[size][l]);
+
+			fprintf(f, "latency-level,1,%lu,%s,ns/op,%.2f,%.2f,,\n",
+				bench_sizes[size], bench_level_names[l], st.min,
+				st.median);
+		}
 	if (fclose(f))
 		bench_die("cannot write %s\n", opt.csv);
 }
@@ -1530,6 +1696,7 @@ static void bench_timings(void)
 
 	bench_print(nr_sizes);
 	bench_print_footprint(nr_sizes);
+	bench_print_levels(nr_sizes);
 	bench_print_occupancy(nr_sizes);
 	if (opt.csv)
 		bench_write_csv(nr_sizes);
