@@ -344,13 +344,15 @@ void *__rbh_next(struct rbh_iter *rbhi);
  * returned as well: check that the object matches.
  *
  * The first call looks in one cache line of one bucket, inline; most
- * lookups end there.
+ * lookups end there.  Always inlined, as rhashtable_lookup_fast() is: with
+ * plain inline the compiler may make it a function call in a file that
+ * calls it from several places.
  *
  * Context: RCU read lock held, or the iterator was locked with
  * rbh_iter_lock().  Does not sleep.
  * Return: The next pointer, or NULL when there are no more.
  */
-static inline void *rbh_next(struct rbh_iter *rbhi)
+static __always_inline void *rbh_next(struct rbh_iter *rbhi)
 {
 	struct rbh_bucket __rcu **table;
 	unsigned int depth, g, i, match;
