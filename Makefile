@@ -39,7 +39,7 @@ KUNIT_KCSAN_SUITES := rosebush rust_doctests_kernel
 KUNIT_BENCH_CONFIGS := tests/kunit/base.config tests/kunit/rosebush.config \
 		       tests/kunit/sample.config tests/kunit/bench.config
 
-.PHONY: help toolchain toolchain-quiet tree export check-patches check-tree qemu-kunit \
+.PHONY: help toolchain toolchain-quiet tree export check-patches check-tree check-c qemu-kunit \
 	qemu-kcsan qemu-sample qemu-bench-smoke test-userspace fuzz coverage bench bench-misses \
 	qemu-bench mutants mutants-rust test \
 	test-tools clean distclean
@@ -72,7 +72,9 @@ help:
 	@echo '                 MUTANTS="NAME..." for some): qemu-kunit or rust-compile-fail must'
 	@echo '                 fail on each; about 4 minutes a mutant'
 	@echo '  test           every test: tool self-tests, series checks, test-userspace,'
-	@echo '                 qemu-kunit, qemu-sample, qemu-bench-smoke, qemu-kcsan'
+	@echo '                 qemu-kunit, check-c, qemu-sample, qemu-bench-smoke, qemu-kcsan'
+	@echo '  check-c        W=1 and sparse (C=2) on the series'"'"' C files, in a build'
+	@echo '                 directory of their own (needs qemu-kunit'"'"'s .config)'
 	@echo '  check-patches  the series git-ams onto the pristine tree, matches the c/'
 	@echo '                 rust/ samples/ mirrors, and has no checkpatch --strict error'
 	@echo '  export         write kernel-patches/ and the mirrors from the tree'"'"'s commits'
@@ -108,6 +110,9 @@ check-tree: tree
 
 qemu-kunit: tree
 	@KUNIT_SUITES="$(KUNIT_SUITES)" $(RB) scripts/qemu-kunit.sh kunit $(KUNIT_CONFIGS)
+
+check-c: tree
+	@$(RB) scripts/check-c.sh
 
 qemu-kcsan: tree
 	@KUNIT_SUITES="$(KUNIT_KCSAN_SUITES)" $(RB) scripts/qemu-kunit.sh kcsan $(KUNIT_KCSAN_CONFIGS)
@@ -163,6 +168,7 @@ test-tools: tree
 test: test-tools check-patches check-tree
 	@$(MAKE) --no-print-directory test-userspace
 	@$(MAKE) --no-print-directory qemu-kunit
+	@$(MAKE) --no-print-directory check-c
 	@$(MAKE) --no-print-directory qemu-sample
 	@$(MAKE) --no-print-directory qemu-bench-smoke
 	@$(MAKE) --no-print-directory qemu-kcsan

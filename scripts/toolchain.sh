@@ -33,6 +33,8 @@ PACKAGES=(
 	liburcu-dev libclang-rt-19-dev
 	# make bench's plot, and make bench-misses's cache simulator
 	gnuplot-nox valgrind
+	# make check-c: sparse on the series' C files
+	sparse
 )
 
 print_versions() {

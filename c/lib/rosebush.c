@@ -80,10 +80,10 @@ static_assert(RBH_HEAD_GROUP * RBH_GROUP_SIZE < sizeof(struct rbh_bucket_head) &
  * Reading one word gives the table and its size together.  rbh_untag()
  * is in <linux/rosebush.h>.
  */
-static unsigned long rbh_tag(struct rbh_bucket __rcu **table,
-			     unsigned int depth)
+static struct rbh_table *rbh_tag(struct rbh_bucket __rcu **table,
+				 unsigned int depth)
 {
-	return (unsigned long)table | depth;
+	return (struct rbh_table *)((unsigned long)table | depth);
 }
 
 /* Bit @d of @key, counting from the top. */
@@ -265,25 +265,37 @@ static void rbh_spares_free(struct rbh_spares *spares)
 		kvfree_rcu_mightsleep(spares->old_table);
 }
 
-static unsigned long rbh_table_word(const struct rbh *rbh)
+/*
+ * The table word, to look at the table: under the RCU read lock or the
+ * resize lock.
+ */
+static struct rbh_table *rbh_table_word(const struct rbh *rbh)
 {
-	/* Pairs with smp_store_release() in rbh_publish_table() */
-	return READ_ONCE(rbh->rbh_table);
+	/* Pairs with rcu_assign_pointer() in rbh_publish_table() */
+	return rcu_dereference_check(rbh->rbh_table,
+				     lockdep_is_held(&rbh->rbh_resize_lock));
+}
+
+/* The table word, for its depth or to test for a table only */
+static struct rbh_table *rbh_table_peek(const struct rbh *rbh)
+{
+	return rcu_access_pointer(rbh->rbh_table);
 }
 
 static struct rbh_bucket __rcu **rbh_table_locked(struct rbh *rbh,
 						  unsigned int *depth)
 {
-	lockdep_assert_held(&rbh->rbh_resize_lock);
-	return rbh_untag(rbh->rbh_table, depth);
+	return rbh_untag(rcu_dereference_protected(rbh->rbh_table,
+				lockdep_is_held(&rbh->rbh_resize_lock)),
+			 depth);
 }
 
 static void rbh_publish_table(struct rbh *rbh,
 			      struct rbh_bucket __rcu **table,
 			      unsigned int depth)
 {
-	/* Pairs with READ_ONCE() in rbh_table_word() */
-	smp_store_release(&rbh->rbh_table, rbh_tag(table, depth));
+	/* Pairs with rcu_dereference() in rbh_table_word() and rbh_next() */
+	rcu_assign_pointer(rbh->rbh_table, rbh_tag(table, depth));
 }
 
 static struct rbh_bucket *rbh_slot_locked(struct rbh *rbh,
@@ -300,7 +312,7 @@ static struct rbh_bucket *rbh_slot_locked(struct rbh *rbh,
  */
 static struct rbh_bucket *rbh_bucket(const struct rbh *rbh, u32 key)
 {
-	unsigned long tagged = rbh_table_word(rbh);
+	struct rbh_table *tagged = rbh_table_word(rbh);
 	struct rbh_bucket __rcu **table;
 	unsigned int depth;
 
@@ -312,20 +324,25 @@ static struct rbh_bucket *rbh_bucket(const struct rbh *rbh, u32 key)
 }
 
 /*
- * Lock the bucket that holds @key.  A bucket that is not dead holds the
- * same keys as when we found it, or more (a merge), so it is the right one.
- * Return: The locked bucket, or NULL if the rosebush has no table.
+ * Lock the bucket that holds @key, and set *@bucketp to it (or to NULL).
+ * A bucket that is not dead holds the same keys as when we found it, or
+ * more (a merge), so it is the right one.  Call it as rbh_lock_bucket(),
+ * which tells sparse that the lock is held when it returns true.
+ * Return: true, with the bucket locked, or false if the rosebush has no
+ * table.
  */
-static struct rbh_bucket *rbh_lock_bucket(struct rbh *rbh, u32 key,
-					  bool *contended)
+static bool __rbh_lock_bucket(struct rbh *rbh, u32 key, bool *contended,
+			      struct rbh_bucket **bucketp)
 {
 	struct rbh_bucket *bucket;
 
 	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "bucket lookup without the RCU read lock");
 	for (;;) {
 		bucket = rbh_bucket(rbh, key);
-		if (!bucket)
-			return NULL;
+		if (!bucket) {
+			*bucketp = NULL;
+			return false;
+		}
 		/*
 		 * The caller reads and writes @key's home group next: fetch
 		 * its line while the lock's line comes in.
@@ -339,11 +356,19 @@ static struct rbh_bucket *rbh_lock_bucket(struct rbh *rbh, u32 key,
 					*contended = true;
 			}
 		}
-		if (!(bucket->h.flags & RBH_DEAD))
-			return bucket;
+		if (!(bucket->h.flags & RBH_DEAD)) {
+			*bucketp = bucket;
+			/* Held for the caller: see rbh_lock_bucket() */
+			__release(&bucket->h.lock);
+			return true;
+		}
 		spin_unlock(&bucket->h.lock);
 	}
 }
+
+#define rbh_lock_bucket(rbh, key, contended, bucketp)			\
+	__cond_lock(&(*(bucketp))->h.lock,				\
+		    __rbh_lock_bucket(rbh, key, contended, bucketp))
 
 /*
  * Chain buckets are protected by the lock of the primary bucket.
@@ -714,6 +739,7 @@ static unsigned int rbh_split_needs(struct rbh_bucket *old, u32 key)
 
 static void rbh_split(struct rbh *rbh, struct rbh_bucket *old, u32 key,
 		      struct rbh_spares *spares, u8 contention)
+	__releases(&old->h.lock)
 {
 	unsigned int depth, d = old->h.depth, half, i;
 	struct rbh_bucket __rcu **table = rbh_table_locked(rbh, &depth);
@@ -812,7 +838,7 @@ static bool rbh_may_split(const struct rbh *rbh, struct rbh_bucket *bucket)
 {
 	unsigned int depth;
 
-	rbh_untag(rbh_table_word(rbh), &depth);
+	rbh_untag(rbh_table_peek(rbh), &depth);
 	return bucket->h.depth < depth || rbh_may_grow(rbh, depth, bucket);
 }
 
@@ -856,7 +882,7 @@ static int rbh_make_room_locked(struct rbh *rbh, u32 key, void *p,
 	unsigned int depth, d, needed;
 	enum rbh_place result;
 
-	if (!rbh->rbh_table) {
+	if (!rbh_table_peek(rbh)) {
 		*nr = 2;
 		*table_depth = 1;
 		return rbh_first_table(rbh, spares);
@@ -864,7 +890,7 @@ static int rbh_make_room_locked(struct rbh *rbh, u32 key, void *p,
 
 	bucket = rbh_bucket(rbh, key);
 	spin_lock(&bucket->h.lock);
-	rbh_untag(rbh->rbh_table, &depth);
+	rbh_table_locked(rbh, &depth);
 	d = bucket->h.depth;
 
 	if (contended) {
@@ -968,9 +994,8 @@ static int rbh_add(struct rbh *rbh, u32 hash, void *p)
 	might_sleep();
 	for (;;) {
 		rcu_read_lock();
-		bucket = rbh_lock_bucket(rbh, key, &contended);
 		result = RBH_NEED_SPLIT;
-		if (bucket) {
+		if (rbh_lock_bucket(rbh, key, &contended, &bucket)) {
 			result = rbh_place(bucket, key, p,
 					   rbh_may_split(rbh, bucket), NULL);
 			spin_unlock(&bucket->h.lock);
@@ -1364,7 +1389,7 @@ static bool rbh_halve_wanted(const struct rbh *rbh)
 {
 	unsigned int depth;
 
-	rbh_untag(rbh_table_word(rbh), &depth);
+	rbh_untag(rbh_table_peek(rbh), &depth);
 	return depth > 1 && !READ_ONCE(rbh->rbh_nr_deep);
 }
 
@@ -1423,6 +1448,21 @@ static void rbh_shrink_later(struct rbh *rbh, u32 key, unsigned int d)
 }
 
 /*
+ * Merge the bucket holding @key with its buddy now, if the resize lock is
+ * free.  Return: false if it was not.
+ */
+static bool rbh_merge_now(struct rbh *rbh, u32 key)
+{
+	if (!spin_trylock(&rbh->rbh_resize_lock))
+		return false;
+	rcu_read_lock();
+	rbh_merge_locked(rbh, key, true);
+	rcu_read_unlock();
+	spin_unlock(&rbh->rbh_resize_lock);
+	return true;
+}
+
+/*
  * After a removal from the bucket of depth @d which holds @key, which
  * leaves it ready to fold (@fold) or merge with its buddy (@merge): merge
  * at once if the resize lock is free, as a merge needs no memory and its
@@ -1434,13 +1474,8 @@ static void rbh_shrink_later(struct rbh *rbh, u32 key, unsigned int d)
 static void rbh_removed(struct rbh *rbh, u32 key, unsigned int d,
 			bool fold, bool merge)
 {
-	if (merge && !fold && spin_trylock(&rbh->rbh_resize_lock)) {
-		rcu_read_lock();
-		rbh_merge_locked(rbh, key, true);
-		rcu_read_unlock();
-		spin_unlock(&rbh->rbh_resize_lock);
+	if (merge && !fold && rbh_merge_now(rbh, key))
 		merge = false;
-	}
 	if (fold || merge)
 		rbh_shrink_later(rbh, key, d);
 	else if (rbh_halve_wanted(rbh))
@@ -1697,8 +1732,7 @@ int rbh_remove(struct rbh *rbh, u32 hash, void *p)
 	unsigned int d;
 
 	rcu_read_lock();
-	primary = rbh_lock_bucket(rbh, key, NULL);
-	if (!primary) {
+	if (!rbh_lock_bucket(rbh, key, NULL, &primary)) {
 		rcu_read_unlock();
 		return -ENOENT;
 	}
@@ -1747,8 +1781,7 @@ int rbh_use(struct rbh *rbh, u32 hash, void *p)
 	if (!p)
 		return -EINVAL;
 	rcu_read_lock();
-	primary = rbh_lock_bucket(rbh, key, NULL);
-	if (primary) {
+	if (rbh_lock_bucket(rbh, key, NULL, &primary)) {
 		if (rbh_find_entry(primary, key, NULL, &pos)) {
 			/* Pairs with rcu_dereference() in rbh_next() */
 			rcu_assign_pointer(rbh_slots(pos.bucket, pos.group)[pos.index],
@@ -1857,18 +1890,25 @@ EXPORT_SYMBOL_GPL(__rbh_next);
 
 /*
  * A rosebush with no table has no bucket to lock: take the resize lock,
- * under which the first table is published.
+ * under which the first table is published.  Call it as
+ * rbh_lock_tableless(), which tells sparse about the lock.
  * Return: true, with the resize lock held, if there is still no table;
  * false, without it, if there is one now.
  */
-static bool rbh_lock_tableless(struct rbh *rbh)
+static bool __rbh_lock_tableless(struct rbh *rbh)
 {
 	spin_lock(&rbh->rbh_resize_lock);
-	if (!rbh->rbh_table)
+	if (!rbh_table_peek(rbh)) {
+		/* Held for the caller: see rbh_lock_tableless() */
+		__release(&rbh->rbh_resize_lock);
 		return true;
+	}
 	spin_unlock(&rbh->rbh_resize_lock);
 	return false;
 }
+
+#define rbh_lock_tableless(rbh)						\
+	__cond_lock(&(rbh)->rbh_resize_lock, __rbh_lock_tableless(rbh))
 
 /**
  * rbh_iter_lock() - Lock the bucket holding the iterator's hash.
@@ -1889,16 +1929,21 @@ static bool rbh_lock_tableless(struct rbh *rbh)
  * (or the rosebush's resize lock).
  */
 void rbh_iter_lock(struct rbh_iter *rbhi)
-	__acquires(RCU)
+	__acquires(RCU) __acquires(rbhi)
 {
 	struct rbh *rbh = rbhi->rbh;
 
 	rcu_read_lock();
 	rbhi->key = rbh_key(rbhi->hash);
-	do {
-		rbhi->locked = rbh_lock_bucket(rbh, rbhi->key, NULL);
-		rbhi->no_table = !rbhi->locked && rbh_lock_tableless(rbh);
-	} while (!rbhi->locked && !rbhi->no_table);
+	rbhi->no_table = false;
+	for (;;) {
+		if (rbh_lock_bucket(rbh, rbhi->key, NULL, &rbhi->locked))
+			break;
+		if (rbh_lock_tableless(rbh)) {
+			rbhi->no_table = true;
+			break;
+		}
+	}
 	rbhi->bucket = rbhi->locked;
 	rbhi->step = rbhi->locked ? 0 : RBH_ITER_DONE;
 	rbhi->index = 0;
@@ -2028,7 +2073,7 @@ EXPORT_SYMBOL_GPL(rbh_iter_use);
  * not sleep.
  */
 void rbh_iter_unlock(struct rbh_iter *rbhi)
-	__releases(RCU)
+	__releases(RCU) __releases(rbhi)
 {
 	struct rbh_bucket *primary = rbhi->locked;
 	bool fold = false, merge = false;
@@ -2077,15 +2122,16 @@ EXPORT_SYMBOL_GPL(rbh_init);
 
 /*
  * Walking the primary buckets of a table of depth @depth: the bucket in
- * slot @i, which the caller's RCU read lock or ownership of the rosebush
- * protects, a key in its range, and the slot of the next bucket.
+ * slot @i, which the caller's RCU read lock or, if @owned, its ownership
+ * of the rosebush protects, a key in its range, and the slot of the next
+ * bucket.
  */
 static struct rbh_bucket *rbh_walk(struct rbh_bucket __rcu **table,
 				   unsigned int depth, unsigned long i,
-				   u32 *ref)
+				   u32 *ref, bool owned)
 {
 	*ref = (u32)(i << (32 - depth));
-	return rcu_dereference_check(table[i], 1);
+	return rcu_dereference_check(table[i], owned);
 }
 
 static unsigned long rbh_walk_next(struct rbh_bucket *bucket,
@@ -2125,7 +2171,7 @@ bool rbh_empty(const struct rbh *rbh)
 	if (table) {
 		for (i = 0; i < (1UL << depth);
 		     i = rbh_walk_next(primary, depth, i)) {
-			primary = rbh_walk(table, depth, i, &ref);
+			primary = rbh_walk(table, depth, i, &ref, false);
 			for (bucket = primary; bucket;
 			     bucket = rcu_dereference(bucket->h.chain))
 				if (READ_ONCE(bucket->h.count))
@@ -2199,7 +2245,7 @@ void rbh_stats(struct rbh *rbh, struct rbh_stats *stats)
 		stats->bytes = rbh_table_bytes(depth);
 		for (i = 0; i < (1UL << depth);
 		     i = rbh_walk_next(primary, depth, i)) {
-			primary = rbh_walk(table, depth, i, &ref);
+			primary = rbh_walk(table, depth, i, &ref, false);
 			stats->buckets++;
 			used = rbh_stats_bucket(primary, ref, true, stats);
 			stats->occupancy[min_t(unsigned int, used, RBH_ENTRIES)]++;
@@ -2235,17 +2281,19 @@ static void rbh_free_all(struct rbh *rbh,
 	unsigned long index;
 	u32 ref;
 
-	if (!rbh->rbh_table)
+	if (!rbh_table_peek(rbh))
 		return;
 	/* No removal may queue the work now: the caller owns the rosebush */
 	cancel_work_sync(&rbh->rbh_shrink_work);
 	rbh_check_idle(&rbh->rbh_resize_lock);
 	rbh_check_idle(&rbh->rbh_shrink_lock);
-	table = rbh_untag(rbh->rbh_table, &depth);
+	/* The caller owns the rosebush */
+	table = rbh_untag(rcu_dereference_protected(rbh->rbh_table, true),
+			  &depth);
 
 	for (index = 0; free_fn && index < (1UL << depth);
 	     index = rbh_walk_next(primary, depth, index)) {
-		primary = rbh_walk(table, depth, index, &ref);
+		primary = rbh_walk(table, depth, index, &ref, true);
 		for (bucket = primary; bucket;
 		     bucket = rcu_dereference_protected(bucket->h.chain, 1)) {
 			rbh_for_each_entry(g, i) {
@@ -2260,7 +2308,7 @@ static void rbh_free_all(struct rbh *rbh,
 
 	for (index = 0; index < (1UL << depth);
 	     index = rbh_walk_next(primary, depth, index)) {
-		primary = rbh_walk(table, depth, index, &ref);
+		primary = rbh_walk(table, depth, index, &ref, true);
 		rbh_check_idle(&primary->h.lock);
 		/* The bucket's depth is needed to step to the next one */
 		bucket = rcu_dereference_protected(primary->h.chain, 1);

@@ -129,7 +129,7 @@ static struct rbh_stats *rbh_test_stats_alloc(struct kunit *test)
  */
 static void rbh_test_settle(struct rbh *rbh)
 {
-	if (READ_ONCE(rbh->rbh_table))
+	if (rcu_access_pointer(rbh->rbh_table))
 		flush_work(&rbh->rbh_shrink_work);
 }
 
@@ -141,7 +141,7 @@ static void rbh_test_settle(struct rbh *rbh)
  */
 static void rbh_test_shrink_off(struct kunit *test, struct rbh *rbh)
 {
-	KUNIT_ASSERT_NE(test, READ_ONCE(rbh->rbh_table), 0UL);
+	KUNIT_ASSERT_NOT_NULL(test, rcu_access_pointer(rbh->rbh_table));
 	disable_work_sync(&rbh->rbh_shrink_work);
 }
 
@@ -1077,7 +1077,7 @@ static u32 rbh_test_home_filter(struct rbh *rbh, u32 key)
 	u32 filter;
 
 	rcu_read_lock();
-	table = rbh_untag(READ_ONCE(rbh->rbh_table), &depth);
+	table = rbh_untag(rcu_dereference(rbh->rbh_table), &depth);
 	bucket = rcu_dereference(table[rbh_index(key, depth)]);
 	filter = READ_ONCE(*rbh_home_filter(bucket, rbh_home(key)));
 	rcu_read_unlock();

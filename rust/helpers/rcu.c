@@ -3,11 +3,13 @@
 #include <linux/rcupdate.h>
 
 void rust_helper_rcu_read_lock(void)
+	__acquires(RCU)
 {
 	rcu_read_lock();
 }
 
 void rust_helper_rcu_read_unlock(void)
+	__releases(RCU)
 {
 	rcu_read_unlock();
 }

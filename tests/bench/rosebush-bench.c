@@ -1079,7 +1079,7 @@ static __always_inline unsigned long bench_level_load(enum bench_level level,
 	switch (level) {
 	case LEVEL_RBH_SLOT:
 		rcu_read_lock();
-		table = rbh_untag(READ_ONCE(bench_rbh.rbh_table), &depth);
+		table = rbh_untag(rcu_dereference(bench_rbh.rbh_table), &depth);
 		p = rcu_dereference(table[rbh_index(rbh_key(bench_hash(key)),
 						    depth)]);
 		rcu_read_unlock();

@@ -19,6 +19,11 @@
 #include <linux/workqueue_types.h>
 
 struct rbh_bucket;
+/*
+ * What struct rbh points to: a table of bucket pointers, tagged with its
+ * depth (rbh_untag()).  Never dereferenced as it is, so never defined.
+ */
+struct rbh_table;
 
 /* Removals that struct rbh remembers for its shrink work */
 #define RBH_SHRINK_KEYS		6
@@ -38,7 +43,7 @@ struct rbh {
 	/* Serialises changes to the table: grow, shrink, split, merge. */
 	spinlock_t rbh_resize_lock;
 	/* Tagged pointer to the table: see rbh_tag() and rbh_untag() */
-	unsigned long rbh_table;
+	struct rbh_table __rcu *rbh_table;
 	/* Under rbh_resize_lock: primary buckets, and those at full depth */
 	unsigned int rbh_nr_buckets;
 	unsigned int rbh_nr_deep;
@@ -142,11 +147,11 @@ struct rbh_iter {
 #define RBH_ITER(name, _rbh, _hash)					\
 	struct rbh_iter name = { .rbh = _rbh, .hash = _hash, }
 
-void rbh_iter_lock(struct rbh_iter *rbhi);
+void rbh_iter_lock(struct rbh_iter *rbhi) __acquires(RCU) __acquires(rbhi);
 bool rbh_iter_remove(struct rbh_iter *rbhi, void *p);
 bool rbh_iter_replace(struct rbh_iter *rbhi, void *p, void *new);
 int rbh_iter_use(struct rbh_iter *rbhi, void *p);
-void rbh_iter_unlock(struct rbh_iter *rbhi);
+void rbh_iter_unlock(struct rbh_iter *rbhi) __releases(RCU) __releases(rbhi);
 
 /* The largest number of entries any bucket holds, on any configuration. */
 #define RBH_MAX_ENTRIES	32
@@ -267,10 +272,12 @@ struct rbh_bucket {
 #define RBH_ITER_DONE	U8_MAX
 
 static __always_inline struct rbh_bucket __rcu **
-rbh_untag(unsigned long tagged, unsigned int *depth)
+rbh_untag(const struct rbh_table *tagged, unsigned int *depth)
 {
-	*depth = tagged & RBH_DEPTH_MASK;
-	return (struct rbh_bucket __rcu **)(tagged & ~RBH_DEPTH_MASK);
+	unsigned long word = (unsigned long)tagged;
+
+	*depth = word & RBH_DEPTH_MASK;
+	return (struct rbh_bucket __rcu **)(word & ~RBH_DEPTH_MASK);
 }
 
 /*
@@ -357,7 +364,7 @@ static __always_inline void *rbh_next(struct rbh_iter *rbhi)
 	struct rbh_bucket __rcu **table;
 	unsigned int depth, g, i, match;
 	struct rbh_bucket *bucket;
-	unsigned long tagged;
+	struct rbh_table *tagged;
 	u32 key, *keys;
 	void *p;
 
@@ -365,8 +372,8 @@ static __always_inline void *rbh_next(struct rbh_iter *rbhi)
 		return __rbh_next(rbhi);
 
 	key = rbh_key(rbhi->hash);
-	/* Pairs with smp_store_release() in rbh_publish_table() */
-	tagged = READ_ONCE(rbhi->rbh->rbh_table);
+	/* Pairs with rcu_assign_pointer() in rbh_publish_table() */
+	tagged = rcu_dereference(rbhi->rbh->rbh_table);
 	if (unlikely(!tagged))
 		goto done;
 	table = rbh_untag(tagged, &depth);
