@@ -45,16 +45,26 @@ static_assert(RBH_HEAD_GROUP * RBH_GROUP_SIZE < sizeof(struct rbh_bucket_head) &
  * removals before its halves merge again.
  */
 #define RBH_MERGE_MAX		(2 * RBH_ENTRIES / 3)
-/* Contended acquisitions of a bucket lock that make it worth splitting */
-#define RBH_CONTENTION_SPLIT	16
 /*
- * The halves of a contention split start with this count, so that they
- * do not merge again at the next removal: each merge that would join
- * them after a removal from one of them lowers both counts by one
- * instead (a walk of the table lowers nothing), while contended insertions
- * raise them (see rbh_merge_contended()).  A merge that brings the
- * contention back costs RBH_CONTENTION_SPLIT contended insertions and a
- * split, so it should take many more removals than that.
+ * The split trigger, h.contention: an acquisition of a bucket lock that
+ * has to wait adds RBH_CONTENTION_UP, one that does not takes one off, so
+ * that the count climbs only while more than one acquisition in
+ * RBH_CONTENTION_UP + 1 waits, and contention long past decays.  An
+ * insertion that finds it at RBH_CONTENTION_SPLIT (16 waits in a row)
+ * splits the bucket, full or not.
+ */
+#define RBH_CONTENTION_UP	4
+#define RBH_CONTENTION_SPLIT	(16 * RBH_CONTENTION_UP)
+/*
+ * The merge hold, h.hold, a count of its own: the halves of a contention
+ * split start with it, so that they do not merge again at the next
+ * removal.  A removal from a held bucket counts its hold down under the
+ * bucket lock and does not look for a merge, so that refused merges cost
+ * no resize lock; a merge tried after a removal from a bucket whose hold
+ * is spent, while its buddy's is not, counts both down under the resize
+ * lock (see rbh_merge_held()); a walk of the table counts nothing.  A
+ * merge that brings the contention back costs 16 contended acquisitions
+ * and a split, so it should take many more removals than that.
  */
 #define RBH_CONTENTION_HOLD	128
 /*
@@ -348,13 +358,16 @@ static bool __rbh_lock_bucket(struct rbh *rbh, u32 key, bool *contended,
 		 * its line while the lock's line comes in.
 		 */
 		prefetchw(rbh_home_keys(bucket, rbh_home(key)));
-		if (!spin_trylock(&bucket->h.lock)) {
+		if (spin_trylock(&bucket->h.lock)) {
+			if (unlikely(bucket->h.contention))
+				bucket->h.contention--;
+		} else {
 			spin_lock(&bucket->h.lock);
-			if (contended && bucket->h.contention < U8_MAX) {
-				bucket->h.contention++;
-				if (bucket->h.contention >= RBH_CONTENTION_SPLIT)
-					*contended = true;
-			}
+			if (bucket->h.contention <= U8_MAX - RBH_CONTENTION_UP)
+				bucket->h.contention += RBH_CONTENTION_UP;
+			if (contended &&
+			    bucket->h.contention >= RBH_CONTENTION_SPLIT)
+				*contended = true;
 		}
 		if (!(bucket->h.flags & RBH_DEAD)) {
 			*bucketp = bucket;
@@ -738,7 +751,7 @@ static unsigned int rbh_split_needs(struct rbh_bucket *old, u32 key)
 }
 
 static void rbh_split(struct rbh *rbh, struct rbh_bucket *old, u32 key,
-		      struct rbh_spares *spares, u8 contention)
+		      struct rbh_spares *spares, unsigned int hold)
 	__releases(&old->h.lock)
 {
 	unsigned int depth, d = old->h.depth, half, i;
@@ -750,7 +763,7 @@ static void rbh_split(struct rbh *rbh, struct rbh_bucket *old, u32 key,
 	for (half = 0; half < 2; half++) {
 		new[half] = rbh_spare(spares);
 		rbh_bucket_init(new[half], d + 1, key);
-		new[half]->h.contention = contention;
+		new[half]->h.hold = hold;
 		fill.primary = new[half];
 		fill.tail = new[half];
 		rbh_fill_half(&fill, spares, old, key, d, half);
@@ -1139,24 +1152,25 @@ static bool rbh_may_merge(const struct rbh_bucket *bucket)
 }
 
 /*
- * Buddies whose locks were contended, such as the halves of a contention
- * split, do not merge yet: merging them would bring the contention back.
- * Each merge refused after a removal from one of them (@cool) cools both
- * by one, so that they merge once insertions no longer contend for them;
- * a walk of the table refuses without cooling.  Both buddies are locked.
+ * The halves of a contention split do not merge while either holds them
+ * apart (RBH_CONTENTION_HOLD): merging them would bring the contention
+ * back.  A merge refused after a removal (@cool) counts both holds down,
+ * so that a bucket whose removals have spent its own hold does not wait
+ * for its buddy's forever; a walk of the table refuses without counting.
+ * Both buddies are locked.
  * Return: true if the merge must wait.
  */
-static bool rbh_merge_contended(struct rbh_bucket *lo, struct rbh_bucket *hi,
-				bool cool)
+static bool rbh_merge_held(struct rbh_bucket *lo, struct rbh_bucket *hi,
+			   bool cool)
 {
-	if (!lo->h.contention && !hi->h.contention)
+	if (!lo->h.hold && !hi->h.hold)
 		return false;
 	if (!cool)
 		return true;
-	if (lo->h.contention)
-		lo->h.contention--;
-	if (hi->h.contention)
-		hi->h.contention--;
+	if (lo->h.hold)
+		lo->h.hold--;
+	if (hi->h.hold)
+		hi->h.hold--;
 	return true;
 }
 
@@ -1182,18 +1196,25 @@ static struct rbh_bucket *rbh_buddy(const struct rbh *rbh,
 }
 
 /*
- * Might the locked @bucket, which holds @key, merge with its buddy?  A
- * lockless look at the buddy saves most removals handing their key to
- * the shrink work.  The caller holds the RCU read lock.  Two removals from
- * buddies at once may each miss the other's, so a merge can wait for the
- * next removal from either: merges are for memory, not correctness.
+ * Might the locked @bucket, which holds @key, merge with its buddy, after
+ * a removal from it?  A held bucket counts its hold down instead (see
+ * RBH_CONTENTION_HOLD).  A lockless look at the buddy saves most removals
+ * handing their key to the shrink work.  The caller holds the RCU read
+ * lock.  Two removals from buddies at once may each miss the other's, so
+ * a merge can wait for the next removal from either: merges are for
+ * memory, not correctness.
  */
-static bool rbh_merge_likely(const struct rbh *rbh,
-			     const struct rbh_bucket *bucket, u32 key)
+static bool rbh_merge_likely(const struct rbh *rbh, struct rbh_bucket *bucket,
+			     u32 key)
 {
-	struct rbh_bucket *buddy = rbh_buddy(rbh, bucket, key, bucket->h.count);
 	unsigned int d = bucket->h.depth;
+	struct rbh_bucket *buddy;
 
+	if (bucket->h.hold) {
+		bucket->h.hold--;
+		return false;
+	}
+	buddy = rbh_buddy(rbh, bucket, key, bucket->h.count);
 	if (!buddy)
 		return false;
 	return READ_ONCE(buddy->h.depth) == d &&
@@ -1235,7 +1256,7 @@ static void rbh_merge_locked(struct rbh *rbh, u32 key, bool cool)
 		if (lo->h.depth != d || hi->h.depth != d ||
 		    !rbh_may_merge(lo) || !rbh_may_merge(hi) ||
 		    lo->h.count + hi->h.count > RBH_MERGE_MAX ||
-		    rbh_merge_contended(lo, hi, cool)) {
+		    rbh_merge_held(lo, hi, cool)) {
 			spin_unlock(&hi->h.lock);
 			spin_unlock(&lo->h.lock);
 			break;
@@ -1487,7 +1508,7 @@ static void rbh_removed(struct rbh *rbh, u32 key, unsigned int d,
  * would hold, using *@spare (which may be NULL, and is set to NULL if it
  * is used); then merge it with its buddy if they would fit in one, and
  * so on up, cooling contended buddies if @cool (see
- * rbh_merge_contended()).  Called with the resize lock held.
+ * rbh_merge_held()).  Called with the resize lock held.
  */
 static void rbh_shrink_locked(struct rbh *rbh, u32 key,
 			      struct rbh_bucket **spare, bool cool)

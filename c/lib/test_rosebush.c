@@ -3085,13 +3085,13 @@ out:
 #define RBH_TEST_KEEP		1000UL
 
 /*
- * Contention splits.  An insertion that has to wait for its bucket's lock
- * counts a contended acquisition, and the RBH_CONTENTION_SPLIT-th splits
- * the bucket, full or not.  The halves must then stay apart while they
- * are contended: when they merged again at the next removal, eight
- * writers on one bucket split and merged it 480 times in two seconds
- * (make qemu-bench), to no effect.  Once insertions stop contending, the
- * merges they put off cool the halves, and they merge again.
+ * Contention splits.  An acquisition of a bucket lock that has to wait
+ * raises the bucket's trigger, one that does not lowers it, and an
+ * insertion that finds 16 waits' worth splits the bucket, full or not.
+ * The halves must then stay apart for a while: when they merged again at
+ * the next removal, eight writers on one bucket split and merged it 480
+ * times in two seconds (make qemu-bench), to no effect.  Their hold is
+ * counted down by removals, and then they merge again.
  */
 struct rbh_test_contender {
 	struct rbh *rbh;
@@ -3181,37 +3181,73 @@ static void rbh_test_contend(struct kunit *test, struct rbh_test_contender *c,
 /* RBH_SLOTS_PER_BUCKET in lib/rosebush.c */
 #define RBH_TEST_SLOTS_PER_BUCKET	3
 
-/* RBH_CONTENTION_SPLIT and RBH_CONTENTION_HOLD in lib/rosebush.c */
-#define RBH_TEST_CONTENTION_SPLIT	16
+/* 16 x RBH_CONTENTION_UP = RBH_CONTENTION_SPLIT, RBH_CONTENTION_HOLD */
+#define RBH_TEST_CONTENTION_WAITS	16
 #define RBH_TEST_CONTENTION_HOLD	128
 /* Rounds in which the contender may fail to find the lock taken */
-#define RBH_TEST_CONTEND_ROUNDS		(20 * RBH_TEST_CONTENTION_SPLIT)
+#define RBH_TEST_CONTEND_ROUNDS		(20 * RBH_TEST_CONTENTION_WAITS)
+
+/*
+ * A rosebush whose first-level bucket of keys 0x0... holds the case's
+ * entry at key 0x1... and another at 0x4..., so that a contention split
+ * puts the contender's (0x2...) with the first; then contended rounds
+ * until @splits contention splits, or a bound.  Return: the rounds.
+ */
+static unsigned int rbh_test_contend_until(struct kunit *test,
+					   struct rbh *rbh,
+					   struct rbh_test_contender *c,
+					   struct rbh_stats *st,
+					   unsigned long splits)
+{
+	u32 held = rbh_test_hash_of_key(0x10000000);
+	unsigned int round;
+
+	for (round = 0; round < RBH_TEST_CONTEND_ROUNDS; round++) {
+		rbh_test_contend(test, c, held);
+		rbh_test_stats(test, rbh, st);
+		if (st->contention_splits >= splits)
+			break;
+	}
+	return round;
+}
+
+static struct rbh_test_contender *
+rbh_test_contention_setup(struct kunit *test, struct rbh *rbh)
+{
+	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_hash_of_key(0x10000000),
+					 rbh_test_ptr(1)), 0);
+	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_hash_of_key(0x40000000),
+					 rbh_test_ptr(2)), 0);
+	return rbh_test_contender_start(test, rbh,
+					rbh_test_hash_of_key(0x20000000),
+					rbh_test_ptr(3));
+}
+
+static void rbh_test_contention_teardown(struct kunit *test, struct rbh *rbh,
+					 struct rbh_test_contender *c)
+{
+	kunit_release_action(test, rbh_test_contender_stop, c);
+	KUNIT_EXPECT_EQ(test, rbh_remove(rbh, rbh_test_hash_of_key(0x10000000),
+					 rbh_test_ptr(1)), 0);
+	KUNIT_EXPECT_EQ(test, rbh_remove(rbh, rbh_test_hash_of_key(0x40000000),
+					 rbh_test_ptr(2)), 0);
+	KUNIT_EXPECT_TRUE(test, rbh_empty(rbh));
+	rbh_test_destroy(test, rbh);
+}
 
 static void rbh_contention_split_holds(struct kunit *test)
 {
 	struct rbh *rbh = rbh_test_new(test);
 	struct rbh_stats *st = rbh_test_stats_alloc(test);
 	struct rbh_test_contender *c;
-	/* Keys of one first-level bucket, the third apart at bit 1 */
-	u32 held = rbh_test_hash_of_key(0x10000000);
-	u32 apart = rbh_test_hash_of_key(0x40000000);
 	unsigned int round;
+	int err;
 
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "contention needs two CPUs");
-	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, held, rbh_test_ptr(1)), 0);
-	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, apart, rbh_test_ptr(2)), 0);
-	c = rbh_test_contender_start(test, rbh,
-				     rbh_test_hash_of_key(0x20000000),
-				     rbh_test_ptr(3));
+	c = rbh_test_contention_setup(test, rbh);
 
-	/* Each round, the contender's insertion, then its removal */
-	for (round = 0; round < RBH_TEST_CONTEND_ROUNDS; round++) {
-		rbh_test_contend(test, c, held);
-		rbh_test_stats(test, rbh, st);
-		if (st->contention_splits)
-			break;
-	}
+	round = rbh_test_contend_until(test, rbh, c, st, 1);
 	KUNIT_ASSERT_EQ_MSG(test, st->contention_splits, 1UL,
 			    "no contention split in %u contended insertions",
 			    round);
@@ -3220,14 +3256,35 @@ static void rbh_contention_split_holds(struct kunit *test)
 			    "the removal after the contention split merged its halves");
 	KUNIT_EXPECT_EQ(test, st->buckets, 3UL);
 
-	/* Walks of the table visit the halves, but cool them only ... */
+	/* Walks of the table visit the halves, but count nothing down ... */
 	for (round = 0; round < 2 * RBH_TEST_CONTENTION_HOLD; round++)
 		rbh_test_walk(test, rbh);
 	rbh_test_stats(test, rbh, st);
 	KUNIT_EXPECT_EQ_MSG(test, st->merges, 0UL,
 			    "%u walks of the table merged the halves", round);
 
-	/* ... removals do: without contention, the halves merge again */
+	/*
+	 * ... removals do, and without the resize lock: while the case
+	 * holds it, a removal that tried a merge would find it taken and
+	 * hand its key to the shrink work, which cannot run meanwhile.
+	 */
+	rbh_test_shrink_off(test, rbh);
+	for (round = 0; round < RBH_TEST_CONTENTION_HOLD / 2; round++) {
+		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, c->hash, c->p), 0);
+		spin_lock(&rbh->rbh_resize_lock);
+		err = rbh_remove(rbh, c->hash, c->p);
+		spin_unlock(&rbh->rbh_resize_lock);
+		KUNIT_ASSERT_EQ(test, err, 0);
+		if (READ_ONCE(rbh->rbh_shrink_nr))
+			break;
+	}
+	KUNIT_EXPECT_EQ_MSG(test, READ_ONCE(rbh->rbh_shrink_nr), 0U,
+			    "removal %u from a held half tried a merge", round);
+	rbh_test_shrink_here(test, rbh);
+	rbh_test_stats(test, rbh, st);
+	KUNIT_EXPECT_EQ(test, st->merges, 0UL);
+
+	/* Once their removals have spent the hold, the halves merge again */
 	for (round = 0; round <= 2 * RBH_TEST_CONTENTION_HOLD && !st->merges;
 	     round++) {
 		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, c->hash, c->p), 0);
@@ -3235,15 +3292,79 @@ static void rbh_contention_split_holds(struct kunit *test)
 		rbh_test_stats(test, rbh, st);
 	}
 	KUNIT_EXPECT_EQ_MSG(test, st->merges, 1UL,
-			    "the halves never merged after %u quiet removals",
+			    "the halves never merged after %u more removals",
 			    round);
 	KUNIT_EXPECT_EQ(test, st->buckets, 2UL);
 
-	kunit_release_action(test, rbh_test_contender_stop, c);
-	KUNIT_EXPECT_EQ(test, rbh_remove(rbh, held, rbh_test_ptr(1)), 0);
-	KUNIT_EXPECT_EQ(test, rbh_remove(rbh, apart, rbh_test_ptr(2)), 0);
-	KUNIT_EXPECT_TRUE(test, rbh_empty(rbh));
-	rbh_test_destroy(test, rbh);
+	rbh_test_contention_teardown(test, rbh, c);
+}
+
+/*
+ * The halves of a contention split start with their trigger at 0: one
+ * contended insertion does not split a half again (when the hold and the
+ * trigger were one count, the hold was above the trigger and it did),
+ * but contention that goes on does.
+ */
+static void rbh_contention_splits_again(struct kunit *test)
+{
+	struct rbh *rbh = rbh_test_new(test);
+	struct rbh_stats *st = rbh_test_stats_alloc(test);
+	struct rbh_test_contender *c;
+	unsigned int round;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "contention needs two CPUs");
+	c = rbh_test_contention_setup(test, rbh);
+
+	round = rbh_test_contend_until(test, rbh, c, st, 1);
+	KUNIT_ASSERT_EQ_MSG(test, st->contention_splits, 1UL,
+			    "no contention split in %u contended insertions",
+			    round);
+	rbh_test_contend(test, c, rbh_test_hash_of_key(0x10000000));
+	rbh_test_stats(test, rbh, st);
+	KUNIT_EXPECT_EQ_MSG(test, st->contention_splits, 1UL,
+			    "one contended insertion split a half again");
+
+	round = rbh_test_contend_until(test, rbh, c, st, 2);
+	KUNIT_EXPECT_EQ_MSG(test, st->contention_splits, 2UL,
+			    "no second contention split in %u contended insertions",
+			    round);
+	KUNIT_EXPECT_EQ(test, st->splits, 0UL);
+	KUNIT_EXPECT_EQ(test, st->buckets, 4UL);
+
+	rbh_test_contention_teardown(test, rbh, c);
+}
+
+/*
+ * The trigger decays: contended insertions among more that do not wait
+ * never split the bucket, however many there are.
+ */
+static void rbh_contention_decays(struct kunit *test)
+{
+	struct rbh *rbh = rbh_test_new(test);
+	struct rbh_stats *st = rbh_test_stats_alloc(test);
+	struct rbh_test_contender *c;
+	unsigned int round, i;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "contention needs two CPUs");
+	c = rbh_test_contention_setup(test, rbh);
+
+	for (round = 0; round < 4 * RBH_TEST_CONTENTION_WAITS; round++) {
+		rbh_test_contend(test, c, rbh_test_hash_of_key(0x10000000));
+		/* Two insertions and two removals that do not wait */
+		for (i = 0; i < 2; i++) {
+			KUNIT_ASSERT_EQ(test, rbh_insert(rbh, c->hash, c->p), 0);
+			KUNIT_ASSERT_EQ(test, rbh_remove(rbh, c->hash, c->p), 0);
+		}
+	}
+	rbh_test_stats(test, rbh, st);
+	KUNIT_EXPECT_EQ_MSG(test, st->contention_splits, 0UL,
+			    "%u contended insertions among four times as many uncontended acquisitions split the bucket",
+			    round);
+	KUNIT_EXPECT_EQ(test, st->buckets, 2UL);
+
+	rbh_test_contention_teardown(test, rbh, c);
 }
 
 /*
@@ -3412,6 +3533,8 @@ static struct kunit_case rosebush_cases[] = {
 	KUNIT_CASE(rbh_remove_defers_shrinking),
 	KUNIT_CASE(rbh_resize_hysteresis),
 	KUNIT_CASE(rbh_contention_split_holds),
+	KUNIT_CASE(rbh_contention_splits_again),
+	KUNIT_CASE(rbh_contention_decays),
 	KUNIT_CASE(rbh_iter_lock_before_first_insert),
 	KUNIT_CASE_SLOW(rbh_random_ops_match_model),
 	KUNIT_CASE_SLOW(rbh_iterate_while_resizing),

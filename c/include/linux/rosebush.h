@@ -216,9 +216,14 @@ struct rbh_bucket_head {
 	u8 depth;		/* The bucket holds keys with this many top bits */
 	u8 flags;
 	u8 count;		/* Entries in use (stored or reserved) */
-	u8 contention;		/* Contended lock acquisitions */
+	u8 contention;		/* Contended lock acquisitions, decaying */
 	struct rbh_bucket __rcu *chain;	/* Overflow buckets */
-	struct rcu_head rcu;
+	union {
+		/* In use: removals before a merge, under the lock */
+		unsigned int hold;
+		/* Dead: freed after a grace period */
+		struct rcu_head rcu;
+	};
 };
 
 #define RBH_BUCKET_SIZE	(sizeof(struct rbh_bucket_head) > 128 ? 512 : 256)
