@@ -350,7 +350,7 @@ void *__rbh_next(struct rbh_iter *rbhi);
  * @rbhi: The iterator, from RBH_ITER().
  *
  * Every pointer that was stored under the hash before the iteration began
- * and is still stored after it ends is returned, even if the table
+ * and not removed before it ends is returned, even if the table
  * changes shape in the meantime.  Pointers stored under other hashes,
  * pointers removed during the iteration, and a pointer twice may be
  * returned as well: check that the object matches.
