@@ -1837,7 +1837,7 @@ static __always_inline void *rbh_next_in_group(struct rbh_iter *rbhi,
 		 * smp_store_release() in rbh_set_entry().
 		 */
 		smp_rmb();
-		p = rcu_dereference(rbh_slots(bucket, g)[i]);
+		p = rbh_dereference(rbh_slots(bucket, g)[i]);
 		if (p) {
 			rbhi->index = i + 1;
 			return p;
@@ -1887,7 +1887,7 @@ static void *rbh_walk_on(struct rbh_iter *rbhi)
 			if (p)
 				return p;
 		}
-		bucket = rcu_dereference(bucket->h.chain);
+		bucket = rbh_dereference(bucket->h.chain);
 		if (!bucket)
 			goto done;
 		rbhi->bucket = bucket;
@@ -1902,7 +1902,7 @@ done:
 /* What rbh_next() does not do inline: see there. */
 void *__rbh_next(struct rbh_iter *rbhi)
 {
-	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "iteration without the RCU read lock");
+	RCU_LOCKDEP_WARN(!rcu_read_lock_any_held(), "iteration without the RCU read lock");
 	if (rbhi->step == RBH_ITER_DONE)
 		return NULL;
 	return rbh_walk_on(rbhi);

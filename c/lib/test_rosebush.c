@@ -1277,6 +1277,45 @@ out:
 	rbh_test_destroy(test, rbh);
 }
 
+/*
+ * Lookups may run under any flavour of the RCU read lock, as rbh_next()'s
+ * Context says: one grace period waits for them all.  Under PROVE_RCU, a
+ * walk under rcu_read_lock_bh() alone, through spilled entries and an
+ * overflow chain, must not be reported as suspicious RCU usage (a report
+ * in the kernel log fails the run).
+ */
+static void rbh_readers_of_any_flavour(struct kunit *test)
+{
+	struct rbh *rbh = rbh_test_new(test);
+	u32 one = rbh_test_hash_of_key(0x12345678);
+	unsigned long i, id, found = 0, n = 200, same = 3 * RBH_MAX_ENTRIES;
+	void *p;
+
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, i * 0x9e3779b9U,
+						 rbh_test_ptr(i)), 0);
+	for (i = 0; i < same; i++)
+		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, one, rbh_test_ptr(n + i)),
+				0);
+
+	rcu_read_lock_bh();
+	for (i = 0; i < n; i++) {
+		RBH_ITER(iter, rbh, i * 0x9e3779b9U);
+
+		while ((p = rbh_next(&iter)) != NULL)
+			found += p == rbh_test_ptr(i);
+	}
+	{
+		RBH_ITER(iter, rbh, one);
+
+		while ((p = rbh_next(&iter)) != NULL)
+			found += rbh_test_ptr_id(p, &id) && id >= n;
+	}
+	rcu_read_unlock_bh();
+	KUNIT_EXPECT_EQ(test, found, n + same);
+	rbh_test_destroy(test, rbh);
+}
+
 /* What rbh_free_and_destroy() passes to rbh_test_free_fn(). */
 struct rbh_test_obj {
 	u32 hash;
@@ -3521,6 +3560,7 @@ static struct kunit_case rosebush_cases[] = {
 	KUNIT_CASE(rbh_spilled_entries),
 	KUNIT_CASE_PARAM(rbh_insert_iterate_remove, rbh_test_sizes_gen_params),
 	KUNIT_CASE(rbh_equal_hash_flood),
+	KUNIT_CASE(rbh_readers_of_any_flavour),
 	KUNIT_CASE(rbh_chain_folds_back),
 	KUNIT_CASE_PARAM(rbh_destroy_shapes, rbh_test_shapes_gen_params),
 	KUNIT_CASE_PARAM(rbh_free_and_destroy_shapes,

@@ -276,6 +276,13 @@ struct rbh_bucket {
 /* rbhi->step once an iteration has ended */
 #define RBH_ITER_DONE	U8_MAX
 
+/*
+ * Readers may hold any flavour of the RCU read lock: rcu_read_lock(),
+ * rcu_read_lock_bh(), rcu_read_lock_sched() or anything that disables
+ * preemption, as one grace period waits for them all.
+ */
+#define rbh_dereference(p)	rcu_dereference_check(p, rcu_read_lock_any_held())
+
 static __always_inline struct rbh_bucket __rcu **
 rbh_untag(const struct rbh_table *tagged, unsigned int *depth)
 {
@@ -360,7 +367,8 @@ void *__rbh_next(struct rbh_iter *rbhi);
  * plain inline the compiler may make it a function call in a file that
  * calls it from several places.
  *
- * Context: RCU read lock held, or the iterator was locked with
+ * Context: RCU read lock held (rcu_read_lock(), rcu_read_lock_bh() or
+ * rcu_read_lock_sched()), or the iterator was locked with
  * rbh_iter_lock().  Does not sleep.
  * Return: The next pointer, or NULL when there are no more.
  */
@@ -378,11 +386,11 @@ static __always_inline void *rbh_next(struct rbh_iter *rbhi)
 
 	key = rbh_key(rbhi->hash);
 	/* Pairs with rcu_assign_pointer() in rbh_publish_table() */
-	tagged = rcu_dereference(rbhi->rbh->rbh_table);
+	tagged = rbh_dereference(rbhi->rbh->rbh_table);
 	if (unlikely(!tagged))
 		goto done;
 	table = rbh_untag(tagged, &depth);
-	bucket = rcu_dereference(table[rbh_index(key, depth)]);
+	bucket = rbh_dereference(table[rbh_index(key, depth)]);
 	g = rbh_home(key);
 	keys = rbh_home_keys(bucket, g);
 	/*
@@ -399,7 +407,7 @@ static __always_inline void *rbh_next(struct rbh_iter *rbhi)
 		 * smp_store_release() in rbh_set_entry().
 		 */
 		smp_rmb();
-		p = rcu_dereference(rbh_home_slots(bucket, g)[i]);
+		p = rbh_dereference(rbh_home_slots(bucket, g)[i]);
 		rbhi->key = key;
 		rbhi->bucket = bucket;
 		rbhi->index = i + 1;
