@@ -996,25 +996,34 @@ static int rbh_make_room(struct rbh *rbh, u32 key, void *p, bool contended)
 	return placed;
 }
 
+/* The fast path of insertion: place @key in its bucket if it has room */
+static enum rbh_place rbh_try_place(struct rbh *rbh, u32 key, void *p,
+				    bool *contended)
+{
+	struct rbh_bucket *bucket;
+	enum rbh_place result;
+
+	rcu_read_lock();
+	if (!rbh_lock_bucket(rbh, key, contended, &bucket)) {
+		rcu_read_unlock();
+		return RBH_NEED_SPLIT;
+	}
+	result = rbh_place(bucket, key, p, rbh_may_split(rbh, bucket), NULL);
+	spin_unlock(&bucket->h.lock);
+	rcu_read_unlock();
+	return result;
+}
+
 static int rbh_add(struct rbh *rbh, u32 hash, void *p)
 {
 	u32 key = rbh_key(hash);
-	struct rbh_bucket *bucket;
 	bool contended = false;
 	enum rbh_place result;
 	int err;
 
 	might_sleep();
 	for (;;) {
-		rcu_read_lock();
-		result = RBH_NEED_SPLIT;
-		if (rbh_lock_bucket(rbh, key, &contended, &bucket)) {
-			result = rbh_place(bucket, key, p,
-					   rbh_may_split(rbh, bucket), NULL);
-			spin_unlock(&bucket->h.lock);
-		}
-		rcu_read_unlock();
-
+		result = rbh_try_place(rbh, key, p, &contended);
 		if (contended) {
 			/* A failure only means that the bucket stays whole */
 			rbh_make_room(rbh, key, NULL, true);
@@ -1802,15 +1811,16 @@ int rbh_use(struct rbh *rbh, u32 hash, void *p)
 	if (!p)
 		return -EINVAL;
 	rcu_read_lock();
-	if (rbh_lock_bucket(rbh, key, NULL, &primary)) {
-		if (rbh_find_entry(primary, key, NULL, &pos)) {
-			/* Pairs with rcu_dereference() in rbh_next() */
-			rcu_assign_pointer(rbh_slots(pos.bucket, pos.group)[pos.index],
-					   p);
-			err = 0;
-		}
-		spin_unlock(&primary->h.lock);
+	if (!rbh_lock_bucket(rbh, key, NULL, &primary)) {
+		rcu_read_unlock();
+		return -ENOENT;
 	}
+	if (rbh_find_entry(primary, key, NULL, &pos)) {
+		/* Pairs with rbh_dereference() in rbh_next() */
+		rcu_assign_pointer(rbh_slots(pos.bucket, pos.group)[pos.index], p);
+		err = 0;
+	}
+	spin_unlock(&primary->h.lock);
 	rcu_read_unlock();
 	return err;
 }
@@ -2042,7 +2052,7 @@ bool rbh_iter_replace(struct rbh_iter *rbhi, void *p, void *new)
 
 	if (WARN_ON_ONCE(!new) || !rbh_iter_pos(rbhi, p, &pos))
 		return false;
-	/* Pairs with rcu_dereference() in rbh_next() */
+	/* Pairs with rbh_dereference() in rbh_next() */
 	rcu_assign_pointer(rbh_slots(pos.bucket, pos.group)[pos.index], new);
 	return true;
 }
@@ -2077,7 +2087,7 @@ int rbh_iter_use(struct rbh_iter *rbhi, void *p)
 	lockdep_assert_held(&rbhi->locked->h.lock);
 	if (!rbh_find_entry(rbhi->locked, rbhi->key, NULL, &pos))
 		return -ENOENT;
-	/* Pairs with rcu_dereference() in rbh_next() */
+	/* Pairs with rbh_dereference() in rbh_next() */
 	rcu_assign_pointer(rbh_slots(pos.bucket, pos.group)[pos.index], p);
 	return 0;
 }
@@ -2110,9 +2120,12 @@ void rbh_iter_unlock(struct rbh_iter *rbhi)
 						 rbhi->key);
 		}
 		spin_unlock(&primary->h.lock);
-	} else if (rbhi->no_table) {
+	} else if (!WARN_ON_ONCE(!rbhi->no_table)) {
 		spin_unlock(&rbhi->rbh->rbh_resize_lock);
 		rbhi->no_table = false;
+	} else {
+		/* Not locked (a caller bug): for sparse, nothing to release */
+		__release(rbhi);
 	}
 	rcu_read_unlock();
 	rbhi->locked = NULL;

@@ -1314,6 +1314,8 @@ static void rbh_readers_of_any_flavour(struct kunit *test)
 	rcu_read_unlock_bh();
 	KUNIT_EXPECT_EQ(test, found, n + same);
 	rbh_test_destroy(test, rbh);
+	if (!IS_ENABLED(CONFIG_PROVE_RCU))
+		kunit_skip(test, "without PROVE_RCU nothing checks the walk's RCU usage");
 }
 
 /* What rbh_free_and_destroy() passes to rbh_test_free_fn(). */
@@ -3399,9 +3401,15 @@ static void rbh_contention_decays(struct kunit *test)
 	}
 	rbh_test_stats(test, rbh, st);
 	KUNIT_EXPECT_EQ_MSG(test, st->contention_splits, 0UL,
-			    "%u contended insertions among four times as many uncontended acquisitions split the bucket",
+			    "%u contended insertions, each among six uncontended acquisitions, split the bucket",
 			    round);
 	KUNIT_EXPECT_EQ(test, st->buckets, 2UL);
+
+	/* The insertions did wait: without the others, they split it */
+	round = rbh_test_contend_until(test, rbh, c, st, 1);
+	KUNIT_EXPECT_EQ_MSG(test, st->contention_splits, 1UL,
+			    "no contention split in %u contended insertions",
+			    round);
 
 	rbh_test_contention_teardown(test, rbh, c);
 }

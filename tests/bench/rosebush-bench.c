@@ -1083,6 +1083,8 @@ static __always_inline unsigned long bench_level_load(enum bench_level level,
 		p = rcu_dereference(table[rbh_index(rbh_key(bench_hash(key)),
 						    depth)]);
 		rcu_read_unlock();
+		/* So that the compiler cannot make the & 1 a branch */
+		OPTIMIZER_HIDE_VAR(p);
 		return (unsigned long)p & 1;
 	case LEVEL_RBH_ENTRY: {
 		RBH_ITER(iter, &bench_rbh, bench_hash(key));
@@ -1092,6 +1094,8 @@ static __always_inline unsigned long bench_level_load(enum bench_level level,
 		rcu_read_unlock();
 		if (!p)
 			bench_die("levels: a stored key not found\n");
+		/* So that the compiler cannot make the & 1 a branch */
+		OPTIMIZER_HIDE_VAR(p);
 		return (unsigned long)p & 1;
 	}
 	case LEVEL_RHT_SLOT:
@@ -1101,6 +1105,8 @@ static __always_inline unsigned long bench_level_load(enum bench_level level,
 							     &key,
 							     bench_rht_params)));
 		rcu_read_unlock();
+		/* So that the compiler cannot make the & 1 a branch */
+		OPTIMIZER_HIDE_VAR(p);
 		return (unsigned long)p & 1;
 	case LEVEL_OBJECT:
 	default:
