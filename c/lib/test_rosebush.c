@@ -3252,16 +3252,33 @@ static unsigned int rbh_test_contend_until(struct kunit *test,
 	return round;
 }
 
+/*
+ * Store the case's two entries and start the contender; skip on one CPU.
+ * If @split, contend until the first contention split, which must come.
+ */
 static struct rbh_test_contender *
-rbh_test_contention_setup(struct kunit *test, struct rbh *rbh)
+rbh_test_contention_setup(struct kunit *test, struct rbh *rbh,
+			  struct rbh_stats *st, bool split)
 {
+	struct rbh_test_contender *c;
+	unsigned int round;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "contention needs two CPUs");
 	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_hash_of_key(0x10000000),
 					 rbh_test_ptr(1)), 0);
 	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_hash_of_key(0x40000000),
 					 rbh_test_ptr(2)), 0);
-	return rbh_test_contender_start(test, rbh,
-					rbh_test_hash_of_key(0x20000000),
-					rbh_test_ptr(3));
+	c = rbh_test_contender_start(test, rbh,
+				     rbh_test_hash_of_key(0x20000000),
+				     rbh_test_ptr(3));
+	if (!split)
+		return c;
+	round = rbh_test_contend_until(test, rbh, c, st, 1);
+	KUNIT_ASSERT_EQ_MSG(test, st->contention_splits, 1UL,
+			    "no contention split in %u contended insertions",
+			    round);
+	return c;
 }
 
 static void rbh_test_contention_teardown(struct kunit *test, struct rbh *rbh,
@@ -3284,14 +3301,7 @@ static void rbh_contention_split_holds(struct kunit *test)
 	unsigned int round;
 	int err;
 
-	if (num_online_cpus() < 2)
-		kunit_skip(test, "contention needs two CPUs");
-	c = rbh_test_contention_setup(test, rbh);
-
-	round = rbh_test_contend_until(test, rbh, c, st, 1);
-	KUNIT_ASSERT_EQ_MSG(test, st->contention_splits, 1UL,
-			    "no contention split in %u contended insertions",
-			    round);
+	c = rbh_test_contention_setup(test, rbh, st, true);
 	KUNIT_EXPECT_EQ(test, st->splits, 0UL);
 	KUNIT_EXPECT_EQ_MSG(test, st->merges, 0UL,
 			    "the removal after the contention split merged its halves");
@@ -3353,14 +3363,7 @@ static void rbh_contention_splits_again(struct kunit *test)
 	struct rbh_test_contender *c;
 	unsigned int round;
 
-	if (num_online_cpus() < 2)
-		kunit_skip(test, "contention needs two CPUs");
-	c = rbh_test_contention_setup(test, rbh);
-
-	round = rbh_test_contend_until(test, rbh, c, st, 1);
-	KUNIT_ASSERT_EQ_MSG(test, st->contention_splits, 1UL,
-			    "no contention split in %u contended insertions",
-			    round);
+	c = rbh_test_contention_setup(test, rbh, st, true);
 	rbh_test_contend(test, c, rbh_test_hash_of_key(0x10000000));
 	rbh_test_stats(test, rbh, st);
 	KUNIT_EXPECT_EQ_MSG(test, st->contention_splits, 1UL,
@@ -3387,9 +3390,7 @@ static void rbh_contention_decays(struct kunit *test)
 	struct rbh_test_contender *c;
 	unsigned int round, i;
 
-	if (num_online_cpus() < 2)
-		kunit_skip(test, "contention needs two CPUs");
-	c = rbh_test_contention_setup(test, rbh);
+	c = rbh_test_contention_setup(test, rbh, st, false);
 
 	for (round = 0; round < 4 * RBH_TEST_CONTENTION_WAITS; round++) {
 		rbh_test_contend(test, c, rbh_test_hash_of_key(0x10000000));
