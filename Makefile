@@ -39,7 +39,7 @@ KUNIT_KCSAN_SUITES := rosebush rust_doctests_kernel
 KUNIT_BENCH_CONFIGS := tests/kunit/base.config tests/kunit/rosebush.config \
 		       tests/kunit/sample.config tests/kunit/bench.config
 
-.PHONY: help toolchain toolchain-quiet tree export check-patches check-tree check-c qemu-kunit \
+.PHONY: help toolchain toolchain-quiet tree export check-patches check-tree check-c check-wmm qemu-kunit \
 	qemu-kcsan qemu-sample qemu-bench-smoke test-userspace fuzz coverage bench bench-misses \
 	qemu-bench mutants mutants-rust test \
 	test-tools clean distclean
@@ -67,12 +67,17 @@ help:
 	@echo '  qemu-bench-smoke the same module, small and short, in the qemu-kunit kernel'
 	@echo '                 (KASAN, lockdep): its checks, not its numbers'
 	@echo '  mutants        delete, one at a time, lines of the fixes of the v2 defects'
-	@echo '                 (tests/mutants/mutants.txt): test-userspace must fail on each'
+	@echo '                 (tests/mutants/mutants.txt): check-wmm or test-userspace must'
+	@echo '                 fail on each'
 	@echo '  mutants-rust   mutants of rust/kernel/rosebush.rs (tests/mutants/rust-mutants.txt,'
 	@echo '                 MUTANTS="NAME..." for some): qemu-kunit or rust-compile-fail must'
 	@echo '                 fail on each; about 4 minutes a mutant'
-	@echo '  test           every test: tool self-tests, series checks, test-userspace,'
-	@echo '                 qemu-kunit, check-c, qemu-sample, qemu-bench-smoke, qemu-kcsan'
+	@echo '  test           every test: tool self-tests, series checks, check-wmm,'
+	@echo '                 test-userspace, qemu-kunit, check-c, qemu-sample,'
+	@echo '                 qemu-bench-smoke, qemu-kcsan'
+	@echo '  check-wmm      rosebush'"'"'s barriers under the Linux-kernel memory model:'
+	@echo '                 Documentation/litmus-tests/rosebush/, anchored in the code,'
+	@echo '                 by scripts/check-wmm.py (checked against the kernel'"'"'s own tests)'
 	@echo '  check-c        W=1 and sparse (C=2) on the series'"'"' C files, in a build'
 	@echo '                 directory of their own (needs qemu-kunit'"'"'s .config)'
 	@echo '  check-patches  the series git-ams onto the pristine tree, matches the c/'
@@ -113,6 +118,9 @@ qemu-kunit: tree
 
 check-c: tree
 	@$(RB) scripts/check-c.sh
+
+check-wmm: tree
+	@$(RB) scripts/check-wmm.sh
 
 qemu-kcsan: tree
 	@KUNIT_SUITES="$(KUNIT_KCSAN_SUITES)" $(RB) scripts/qemu-kunit.sh kcsan $(KUNIT_KCSAN_CONFIGS)
@@ -166,6 +174,7 @@ test-tools: tree
 	@$(RB) tests/series_test.sh
 
 test: test-tools check-patches check-tree
+	@$(MAKE) --no-print-directory check-wmm
 	@$(MAKE) --no-print-directory test-userspace
 	@$(MAKE) --no-print-directory qemu-kunit
 	@$(MAKE) --no-print-directory check-c

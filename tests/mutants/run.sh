@@ -3,8 +3,9 @@
 #
 # run.sh [NAME...]: delete, one at a time, each line that
 # tests/mutants/mutants.txt names from a copy of the patched tree's
-# lib/rosebush.c, and run scripts/test-userspace.sh on the copy.  A mutant
-# is "killed" if the run fails.  Prints a table; exits non-zero if a
+# lib/rosebush.c (or the file FUNCTION names, as FILE:FUNCTION), and run
+# scripts/check-wmm.sh, then scripts/test-userspace.sh, on the copy.  A
+# mutant is "killed" if either fails.  Prints a table; exits non-zero if a
 # mutant not marked "survives:" survives, or if one marked so is killed
 # (then the mark is out of date), or if a line cannot be found.
 set -euo pipefail
@@ -15,16 +16,16 @@ scratch=$ROSEBUSH_WORK/mutants
 tree=$ROSEBUSH_WORK/linux
 
 rm -rf "$scratch"
-mkdir -p "$scratch/work/linux"
+mkdir -p "$scratch/work/linux/Documentation" "$scratch/pristine"
 for d in lib include tools; do
 	cp -a "$tree/$d" "$scratch/work/linux/"
 done
+cp -a "$tree/Documentation/litmus-tests" "$scratch/work/linux/Documentation/"
 find "$scratch/work/linux/tools" -name '*.o' -delete
-pristine=$scratch/rosebush.c
-cp "$tree/lib/rosebush.c" "$pristine"
+cp -a "$scratch/work/linux/lib" "$scratch/work/linux/include" "$scratch/pristine/"
 
 bad=0
-printf '%-20s %-8s %s\n' MUTANT RESULT 'FIRST FAILURE'
+printf '%-24s %-8s %s\n' MUTANT RESULT 'FIRST FAILURE'
 while IFS='|' read -r name func line replacement; do
 	name=$(echo "$name" | xargs)
 	func=$(echo "$func" | xargs)
@@ -39,7 +40,11 @@ while IFS='|' read -r name func line replacement; do
 	if [ $# -gt 0 ] && ! printf '%s\n' "$@" | grep -qx "$name"; then
 		continue
 	fi
-	if ! python3 - "$pristine" "$scratch/work/linux/lib/rosebush.c" \
+	file=lib/rosebush.c
+	case $func in
+	*:*) file=${func%%:*}; func=${func#*:} ;;
+	esac
+	if ! python3 - "$scratch/pristine/$file" "$scratch/work/linux/$file" \
 		"$func" "$line" "$replacement" <<'PY'
 import re, sys
 src, dst, func, line, replacement = sys.argv[1:]
@@ -66,8 +71,9 @@ PY
 		continue
 	fi
 	log=$scratch/$name.log
-	if ROSEBUSH_WORK=$scratch/work USERSPACE_TIMEOUT=120 \
-		"$top/scripts/test-userspace.sh" >"$log" 2>&1; then
+	if ROSEBUSH_WORK=$scratch/work "$top/scripts/check-wmm.sh" >"$log" 2>&1 &&
+		ROSEBUSH_WORK=$scratch/work USERSPACE_TIMEOUT=120 \
+		"$top/scripts/test-userspace.sh" >>"$log" 2>&1; then
 		result=survived
 		first=-
 		[ "$survives" = 1 ] || bad=1
@@ -78,10 +84,11 @@ PY
 		bad=1
 	else
 		result=killed
-		first=$(grep -m1 -E '^ *not ok|ERROR|FAILED|WARNING|error:|timed out|rosebush-fuzz:|still allocated|violation|assertion failed' \
+		first=$(grep -m1 -E '^FAIL |refused:|^ *not ok|ERROR|FAILED|WARNING|error:|timed out|rosebush-fuzz:|still allocated|violation|assertion failed' \
 			"$log" | cut -c1-90 || true)
 		[ "$survives" != 1 ] || bad=1
 	fi
-	printf '%-20s %-8s %s\n' "$name" "$result" "${first:-see $log}"
+	printf '%-24s %-8s %s\n' "$name" "$result" "${first:-see $log}"
+	cp "$scratch/pristine/$file" "$scratch/work/linux/$file"
 done < <(grep -v '^#' "$top/tests/mutants/mutants.txt" | grep .)
 exit $bad

@@ -1,0 +1,604 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""check-wmm.py: check litmus tests under the Linux-kernel memory model.
+
+herd7, the tool tools/memory-model/ is written for, is not packaged by
+Debian.  This is a small checker of the same model for the litmus tests
+that rosebush needs: it enumerates every candidate execution of a test
+(each read's value and the write it reads from, each location's coherence
+order) and keeps those that the axioms of tools/memory-model/linux-kernel.cat
+allow: coherence, happens-before and propagation, with ppo, prop, hb and pb
+defined as there.  It prints Never if no allowed execution satisfies the
+test's "exists" clause and Sometimes if one does, as herd7 does, and fails
+if that is not the "Result:" the test's header gives.
+
+What it reads is a subset of herd7's C litmus format: WRITE_ONCE(),
+READ_ONCE(), smp_store_release(), smp_load_acquire(), rcu_assign_pointer(),
+rcu_dereference(), plain loads and stores, smp_mb(), smp_rmb(), smp_wmb(),
+rcu_read_lock() and rcu_read_unlock() (which order nothing here: grace
+periods are not modelled), one-statement "if (r)" (a control dependency on
+every later access), and address and data dependencies through
+registers.  Not modelled: locks, atomic read-modify-writes, grace periods,
+data races (plain accesses are ordered as marked ones are; KCSAN checks
+races at run time).  A test that uses anything else is refused, not
+guessed at.
+
+Anchors tie a test to the code it models.  A statement ending in
+    // @FILE:FUNCTION TEXT
+stands for the first line of FUNCTION (in FILE, relative to --tree) after
+the previous anchor's that contains TEXT: the access there is checked in
+the strength the code uses (WRITE_ONCE() or smp_store_release(), say),
+whatever the test says, and a fence (TEXT is then the fence, e.g.
+"smp_rmb();") is kept only if the code has it between the neighbouring
+anchored accesses.  So a test of the code fails when a barrier is taken
+out of the code, and an anchor that finds no line fails the check.
+
+Usage: check-wmm.py [--tree DIR] [--expect-lkmm] FILE...
+"""
+
+import argparse
+import itertools
+import re
+import sys
+
+
+class Refused(Exception):
+    pass
+
+
+class Stmt:
+    """One statement of a thread: an access, a fence or a branch."""
+
+    def __init__(self, kind, **kw):
+        self.kind = kind	# 'R', 'W', 'F', 'if', 'nop'
+        self.mark = kw.get('mark')
+        self.fence = kw.get('fence')
+        self.loc = kw.get('loc')	# ('var', name) or ('reg', name)
+        self.reg = kw.get('reg')	# register a read writes
+        self.val = kw.get('val')	# ('int', n), ('addr', name), ('reg', r)
+        self.cond = kw.get('cond')	# (reg, op, value) for 'if'
+        self.body = kw.get('body')	# the statement an 'if' guards
+        self.anchor = kw.get('anchor')
+        self.text = kw.get('text')
+        self.note = None
+
+
+# ---------------------------------------------------------------- parsing
+
+def parse_value(s, regs):
+    s = s.strip()
+    if s.startswith('&'):
+        s = s[1:].strip()
+        return ('addr', s)
+    if re.fullmatch(r'-?\d+', s):
+        return ('int', int(s))
+    if s in regs:
+        return ('reg', s)
+    if re.fullmatch(r'[A-Za-z_]\w*', s):
+        return ('addr', s)
+    raise Refused(f'value "{s}"')
+
+
+def parse_loc(s, params, regs, deref):
+    """The location an access to s names (deref: s is written *x)."""
+    s = s.strip()
+    if deref:
+        if not s.startswith('*'):
+            raise Refused(f'location "{s}" without *')
+        s = s[1:].strip()
+    if s in regs:
+        return ('reg', s)
+    if s in params:
+        return ('var', s)
+    raise Refused(f'location "{s}"')
+
+
+FENCES = {'smp_mb': 'mb', 'smp_rmb': 'rmb', 'smp_wmb': 'wmb'}
+
+
+def parse_stmt(text, params, regs, anchor):
+    t = text.strip().rstrip(';').strip()
+    m = re.fullmatch(r'(\w+)\(\)', t)
+    if m and m.group(1) in FENCES:
+        return Stmt('F', fence=FENCES[m.group(1)], anchor=anchor, text=text)
+    if m and m.group(1) in ('rcu_read_lock', 'rcu_read_unlock'):
+        return Stmt('nop', text=text)
+    m = re.fullmatch(r'(WRITE_ONCE|rcu_assign_pointer|smp_store_release)'
+                     r'\((.*),(.*)\)', t)
+    if m:
+        mac = m.group(1)
+        mark = {'WRITE_ONCE': 'once', 'rcu_assign_pointer': 'release',
+                'smp_store_release': 'release'}[mac]
+        loc = parse_loc(m.group(2), params, regs, mac != 'smp_store_release')
+        return Stmt('W', mark=mark, loc=loc,
+                    val=parse_value(m.group(3), regs), anchor=anchor,
+                    text=text)
+    m = re.fullmatch(r'(?:(?:int|unsigned|long|\*|\s)+)?(\w+)\s*=\s*'
+                     r'(READ_ONCE|rcu_dereference|smp_load_acquire)'
+                     r'\((.*)\)', t)
+    if m:
+        reg, mac = m.group(1), m.group(2)
+        regs.add(reg)
+        mark = 'acquire' if mac == 'smp_load_acquire' else 'once'
+        loc = parse_loc(m.group(3), params, regs, mac != 'smp_load_acquire')
+        return Stmt('R', mark=mark, loc=loc, reg=reg, anchor=anchor,
+                    text=text)
+    m = re.fullmatch(r'(?:(?:int|unsigned|long|\*|\s)+)?(\w+)\s*=\s*(\*.*)', t)
+    if m:
+        reg = m.group(1)
+        regs.add(reg)
+        return Stmt('R', mark='plain', reg=reg,
+                    loc=parse_loc(m.group(2), params, regs, True),
+                    anchor=anchor, text=text)
+    m = re.fullmatch(r'(\*\s*\w+)\s*=\s*(.*)', t)
+    if m:
+        return Stmt('W', mark='plain',
+                    loc=parse_loc(m.group(1), params, regs, True),
+                    val=parse_value(m.group(2), regs), anchor=anchor,
+                    text=text)
+    raise Refused(f'statement "{text.strip()}"')
+
+
+def parse_cond(c, regs):
+    c = c.strip()
+    m = re.fullmatch(r'!\s*(\w+)', c)
+    if m and m.group(1) in regs:
+        return (m.group(1), '==', ('int', 0))
+    m = re.fullmatch(r'(\w+)\s*(==|!=)\s*(.+)', c)
+    if m and m.group(1) in regs:
+        return (m.group(1), m.group(2), parse_value(m.group(3), regs))
+    if c in regs:
+        return (c, '!=', ('int', 0))
+    raise Refused(f'condition "{c}"')
+
+
+def strip_comments(text):
+    # (* comments *), but not the (*x) of READ_ONCE(*x)
+    return re.sub(r'(?<!\w)\(\*(?=\s).*?\*\)', lambda m: '\n' * m.group(0).count('\n'),
+                  text, flags=re.S)
+
+
+class Test:
+    def __init__(self, path):
+        self.path = path
+        raw = open(path).read()
+        m = re.search(r'Result:\s*(\w+)', raw)
+        self.expect = m.group(1) if m else None
+        lines = strip_comments(raw).split('\n')
+        if not lines[0].startswith('C '):
+            raise Refused('not a C litmus test')
+        self.name = lines[0][2:].strip()
+        body = '\n'.join(lines[1:])
+        m = re.search(r'\{([^{}]*)\}', body)
+        self.init = {}
+        for item in m.group(1).split(';'):
+            item = re.sub(r'^\s*(?:int|unsigned|long|\*|\s)*', '', item)
+            if not item.strip():
+                continue
+            if item.count('=') != 1:
+                raise Refused(f'initial state "{item.strip()}"')
+            name, val = item.split('=')
+            name = name.strip().lstrip('*').strip()
+            val = val.strip()
+            self.init[name] = (('int', int(val)) if re.fullmatch(r'-?\d+', val)
+                               else ('addr', val.lstrip('&').strip()))
+        rest = body[m.end():]
+        self.threads = []
+        self.locs = set(self.init)
+        pos = 0
+        for pm in re.finditer(r'P(\d+)\s*\(([^)]*)\)[^\n]*\n\s*\{', rest):
+            if int(pm.group(1)) != len(self.threads):
+                raise Refused('threads out of order')
+            params = set()
+            for p in pm.group(2).split(','):
+                name = re.sub(r'[^\w]', ' ', p).split()[-1]
+                params.add(name)
+            self.locs |= params
+            end = rest.find('\n}', pm.end())
+            if end < 0:
+                raise Refused(f'P{pm.group(1)} has no closing brace')
+            self.threads.append(self.parse_thread(rest[pm.end():end],
+                                                  params))
+            pos = end + 2
+        tail = re.sub(r'^\s*locations\s*\[[^]]*\]', '', rest[pos:]).strip()
+        m = re.fullmatch(r'(~?)exists\s*(.*)', tail, flags=re.S)
+        if not m:
+            raise Refused('no exists clause')
+        self.negated = m.group(1) == '~'
+        self.cond = m.group(2).strip()
+
+    def parse_thread(self, text, params):
+        regs = set()
+        stmts = []
+        pending_if = None
+        for line in text.split('\n'):
+            anchor = None
+            m = re.search(r'//\s*@(\S+):(\w+)\s+(.*)$', line)
+            if m:
+                anchor = (m.group(1), m.group(2), m.group(3).strip())
+            line = re.sub(r'//.*$', '', line).strip()
+            if not line or line in ('{', '}'):
+                continue
+            if re.fullmatch(r'(?:int|unsigned|long)[\s\w*,]*;', line):
+                continue
+            m = re.fullmatch(r'if\s*\((.*)\)\s*(.*)', line)
+            if m:
+                cond = parse_cond(m.group(1), regs)
+                if m.group(2):
+                    stmts.append(Stmt('if', cond=cond, body=parse_stmt(
+                        m.group(2), params, regs, anchor)))
+                else:
+                    pending_if = cond
+                continue
+            s = parse_stmt(line, params, regs, anchor)
+            if pending_if:
+                s = Stmt('if', cond=pending_if, body=s)
+                pending_if = None
+            stmts.append(s)
+        if pending_if:
+            raise Refused('if without a statement')
+        return stmts
+
+
+# ---------------------------------------------------------------- anchors
+
+def function_lines(path, func):
+    lines = open(path).read().split('\n')
+    for i, l in enumerate(lines):
+        if (re.match(r'^[a-z_].*\b' + re.escape(func) + r'\(', l)
+                and not l.rstrip().endswith(';')):
+            for j in range(i, len(lines)):
+                if lines[j] == '}':
+                    return [(k + 1, lines[k]) for k in range(i, j + 1)]
+    raise Refused(f'{path}: no function {func}()')
+
+
+def is_comment(line):
+    return line.strip().startswith(('*', '/*', '//'))
+
+
+READ_MARKS = [(r'smp_load_acquire\(\s*&\s*$', 'acquire'),
+              (r'READ_ONCE\(\s*$', 'once'),
+              (r'(?:rbh_dereference|rcu_dereference\w*)\(\s*$', 'once')]
+WRITE_MARKS = [(r'smp_store_release\(\s*&\s*$', 'release'),
+               (r'rcu_assign_pointer\(\s*$', 'release'),
+               (r'(?:WRITE_ONCE|RCU_INIT_POINTER)\(\s*$', 'once')]
+
+
+def source_mark(kind, line, text):
+    i = line.index(text)
+    before, after = line[:i], line[i + len(text):]
+    for pat, mark in (READ_MARKS if kind == 'R' else WRITE_MARKS):
+        if re.search(pat, before):
+            return mark
+    if kind == 'W' and not re.match(r'\s*=[^=]', after):
+        raise Refused(f'cannot tell how "{line.strip()}" writes {text}')
+    return 'plain'
+
+
+def resolve_anchors(test, tree):
+    """Give each anchored statement the strength the code has."""
+    for stmts in test.threads:
+        flat = [s.body if s.kind == 'if' else s for s in stmts]
+        anchored = [s for s in flat if s.anchor]
+        cursor = {}
+        # Accesses first: each after the previous one in its function
+        for s in anchored:
+            if s.kind == 'F':
+                continue
+            path, func, text = s.anchor
+            body = function_lines(f'{tree}/{path}', func)
+            start = cursor.get((path, func), 0)
+            for n, l in body:
+                if n > start and text in l and not is_comment(l):
+                    break
+            else:
+                raise Refused(f'{path}:{func}() has no line with "{text}" '
+                              f'after line {start}')
+            cursor[(path, func)] = n
+            s.line = n
+            mark = source_mark(s.kind, l, text)
+            if mark != s.mark:
+                s.note = f'{path}:{n} is {mark}, not {s.mark}'
+                s.mark = mark
+            else:
+                s.note = f'{path}:{n}'
+        # Then fences, between the neighbouring anchored accesses
+        for k, s in enumerate(anchored):
+            if s.kind != 'F':
+                continue
+            path, func, text = s.anchor
+            body = function_lines(f'{tree}/{path}', func)
+            lo, hi = 0, 1 << 30
+            for p in reversed(anchored[:k]):
+                if p.kind != 'F' and p.anchor[:2] == (path, func):
+                    lo = p.line
+                    break
+            for p in anchored[k + 1:]:
+                if p.kind != 'F' and p.anchor[:2] == (path, func):
+                    hi = p.line
+                    break
+            found = [n for n, l in body if lo < n < hi and l.strip() == text]
+            if found:
+                s.note = f'{path}:{found[0]}'
+            else:
+                s.note = f'{path}:{func}() has no {text}: left out'
+                s.kind = 'nop'
+
+
+# ---------------------------------------------------------------- executions
+
+class Ev:
+    def __init__(self, tid, kind, loc=None, val=None, mark='once',
+                 fence=None):
+        self.tid, self.kind, self.loc, self.val = tid, kind, loc, val
+        self.mark, self.fence = mark, fence
+        self.addr, self.data, self.ctrl = set(), set(), set()
+
+
+def run_thread(tid, stmts, init_regs, guesses):
+    """The events of one thread, for one guess of what each read returns.
+
+    Yields (events, registers) for every sequence of read values from
+    guesses; a register holds (value, set of the reads it came from), and
+    dependencies name events by their index in the thread."""
+    def go(k, events, regs, ctrl):
+        if k == len(stmts):
+            yield events, regs
+            return
+        s = stmts[k]
+        if s.kind == 'nop':
+            yield from go(k + 1, events, regs, ctrl)
+            return
+        if s.kind == 'if':
+            reg, op, v = s.cond
+            val, src = regs[reg]
+            want = value(v, regs)
+            taken = (val == want) == (op == '==')
+            ctrl2 = ctrl | src
+            if taken:
+                yield from go_one(s.body, k, events, regs, ctrl2)
+            else:
+                yield from go(k + 1, events, regs, ctrl2)
+            return
+        yield from go_one(s, k, events, regs, ctrl)
+
+    def go_one(s, k, events, regs, ctrl):
+        if s.kind == 'nop':
+            yield from go(k + 1, events, regs, ctrl)
+            return
+        if s.kind == 'F':
+            e = Ev(tid, 'F', fence=s.fence)
+            yield from go(k + 1, events + [e], regs, ctrl)
+            return
+        loc, asrc = location(s.loc, regs)
+        if loc is None:
+            return	# a pointer that points nowhere: not an execution
+        if s.kind == 'W':
+            v = s.val
+            val = value(v, regs)
+            e = Ev(tid, 'W', loc, val, s.mark)
+            e.data = set(regs[v[1]][1]) if v[0] == 'reg' else set()
+            e.addr, e.ctrl = set(asrc), set(ctrl)
+            yield from go(k + 1, events + [e], regs, ctrl)
+            return
+        for g in guesses:
+            e = Ev(tid, 'R', loc, g, s.mark)
+            e.addr, e.ctrl = set(asrc), set(ctrl)
+            r2 = dict(regs)
+            r2[s.reg] = (g, {len(events)})
+            yield from go(k + 1, events + [e], r2, ctrl)
+
+    def value(v, regs):
+        if v[0] == 'reg':
+            return regs[v[1]][0]
+        return v
+
+    def location(loc, regs):
+        if loc[0] == 'var':
+            return loc[1], set()
+        val, src = regs[loc[1]]
+        if val[0] != 'addr':
+            return None, None
+        return val[1], src
+
+    yield from go(0, [], dict(init_regs), set())
+
+
+def closure(rel, n):
+    r = [set(b for a, b in rel if a == i) for i in range(n)]
+    for k in range(n):
+        for i in range(n):
+            if k in r[i]:
+                r[i] |= r[k]
+    return {(i, j) for i in range(n) for j in r[i]}
+
+
+def acyclic(rel, n):
+    return not any(a == b for a, b in closure(rel, n))
+
+
+def seq(a, b):
+    out = set()
+    bm = {}
+    for x, y in b:
+        bm.setdefault(x, set()).add(y)
+    for x, y in a:
+        for z in bm.get(y, ()):
+            out.add((x, z))
+    return out
+
+
+def opt(rel, n):
+    return rel | {(i, i) for i in range(n)}
+
+
+def allowed(ev, po, rf, co):
+    """Whether an execution satisfies the axioms of linux-kernel.cat."""
+    n = len(ev)
+    ids = range(n)
+    rf_inv = {(r, w) for w, r in rf}
+    fr = {(r, w2) for r, w in rf_inv for w1, w2 in co if w1 == w}
+    ext = {(a, b) for a in ids for b in ids if ev[a].tid != ev[b].tid}
+    intl = {(a, b) for a in ids for b in ids if ev[a].tid == ev[b].tid}
+    po_loc = {(a, b) for a, b in po if ev[a].loc is not None and
+              ev[a].loc == ev[b].loc}
+    if not acyclic(po_loc | rf | co | fr, n):
+        return False
+    M = {i for i in ids if ev[i].kind in 'RW'}
+    R = {i for i in ids if ev[i].kind == 'R'}
+    W = {i for i in ids if ev[i].kind == 'W'}
+
+    def fencerel(kind):
+        return {(a, b) for a, c in po for c2, b in po
+                if c == c2 and ev[c].kind == 'F' and ev[c].fence == kind}
+    rmb = {(a, b) for a, b in fencerel('rmb') if a in R and b in R}
+    wmb = {(a, b) for a, b in fencerel('wmb') if a in W and b in W}
+    mb = {(a, b) for a, b in fencerel('mb') if a in M and b in M}
+    acq_po = {(a, b) for a, b in po if ev[a].mark == 'acquire' and b in M}
+    po_rel = {(a, b) for a, b in po if a in M and ev[b].mark == 'release'}
+    strong = mb
+    fence = strong | po_rel | acq_po | wmb | rmb
+    addr = {(a, b) for b in ids for a in ev[b].addr}
+    data = {(a, b) for b in ids for a in ev[b].data}
+    ctrl = {(a, b) for b in ids for a in ev[b].ctrl}
+    dep = addr | data
+    rfi = rf & intl
+    rfe = rf - intl
+    overwrite = co | fr
+    plain = {i for i in ids if ev[i].mark == 'plain'}
+    to_w = {(a, b) for a, b in dep | ctrl if b in W} | (overwrite & intl) \
+        | seq({(a, b) for a, b in addr if b in plain}, wmb)
+    to_r = {(a, b) for a, b in addr if b in R} | seq(dep, rfi)
+    ppo = to_r | to_w | (fence & intl)
+    a_cumul = opt(rfe, n)
+    cumul = seq(a_cumul, strong | po_rel) | wmb
+    prop = seq(seq(opt(overwrite & ext, n), opt(closure(cumul, n), n)),
+               opt(rfe, n))
+    hb = ppo | rfe | ((prop - {(i, i) for i in ids}) & intl)
+    hb = {(a, b) for a, b in hb if a in M and b in M}
+    if not acyclic(hb, n):
+        return False
+    pb = seq(seq(prop, strong), opt(closure(hb, n), n))
+    pb = {(a, b) for a, b in pb if b in M}
+    return acyclic(pb, n)
+
+
+def evaluate(cond, regs, final):
+    """The exists clause: tid:reg=value, loc=value, /\\, \\/, ~, ()."""
+    def atom(m):
+        lhs, rhs = m.group(1), m.group(2).strip()
+        if ':' in lhs:
+            t, r = lhs.split(':')
+            got = regs[int(t)].get(r, (('int', 0), None))[0]
+        else:
+            got = final.get(lhs, ('int', 0))
+        want = (('int', int(rhs)) if re.fullmatch(r'-?\d+', rhs)
+                else ('addr', rhs))
+        return ' True ' if got == want else ' False '
+    expr = re.sub(r'(\w+(?::\w+)?)\s*=\s*(-?\w+)', atom, cond)
+    expr = expr.replace('/\\', ' and ').replace('\\/', ' or ')
+    expr = expr.replace('~', ' not ')
+    if not re.fullmatch(r'[\sA-Za-z()]*', expr):
+        raise Refused(f'exists clause "{cond}"')
+    return eval(expr)
+
+
+def check(test):
+    guesses = {('int', 0)}
+    for v in test.init.values():
+        guesses.add(v)
+    for stmts in test.threads:
+        for s in stmts:
+            s = s.body if s.kind == 'if' else s
+            if s.kind == 'W' and s.val[0] != 'reg':
+                guesses.add(s.val)
+    guesses |= {('addr', x) for x in test.locs}
+    guesses = sorted(guesses)
+    per_thread = [list(run_thread(t, stmts, {}, guesses))
+                  for t, stmts in enumerate(test.threads)]
+    locs = set(test.locs)
+    executions = 0
+    for combo in itertools.product(*per_thread):
+        ev = []
+        for loc in sorted(locs):
+            ev.append(Ev(-1, 'W', loc, test.init.get(loc, ('int', 0))))
+        init_of = {e.loc: i for i, e in enumerate(ev)}
+        po = set()
+        for events, _ in combo:
+            base = len(ev)
+            for e in events:
+                c = Ev(e.tid, e.kind, e.loc, e.val, e.mark, e.fence)
+                c.addr = {base + x for x in e.addr}
+                c.data = {base + x for x in e.data}
+                c.ctrl = {base + x for x in e.ctrl}
+                ev.append(c)
+            for a in range(base, len(ev)):
+                for b in range(a + 1, len(ev)):
+                    po.add((a, b))
+        reads = [i for i, e in enumerate(ev) if e.kind == 'R']
+        if any(ev[i].loc not in init_of for i in reads):
+            continue
+        choices = []
+        for r in reads:
+            ws = [w for w, e in enumerate(ev) if e.kind == 'W' and
+                  e.loc == ev[r].loc and e.val == ev[r].val]
+            choices.append(ws)
+        writes = {}
+        for i, e in enumerate(ev):
+            if e.kind == 'W' and e.tid >= 0:
+                writes.setdefault(e.loc, []).append(i)
+        for rfs in itertools.product(*choices):
+            rf = set(zip(rfs, reads))
+            for orders in itertools.product(
+                    *[itertools.permutations(w) for w in writes.values()]):
+                co = set()
+                final = {loc: ev[i].val for loc, i in init_of.items()}
+                for loc, order in zip(writes, orders):
+                    chain = [init_of[loc]] + list(order)
+                    for a in range(len(chain)):
+                        for b in range(a + 1, len(chain)):
+                            co.add((chain[a], chain[b]))
+                    final[loc] = ev[chain[-1]].val
+                if not allowed(ev, po, rf, co):
+                    continue
+                executions += 1
+                regs = [c[1] for c in combo]
+                if evaluate(test.cond, regs, final):
+                    return 'Sometimes', executions
+    if not executions:
+        raise Refused('no allowed execution at all')
+    return 'Never', executions
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--tree', default='.')
+    ap.add_argument('files', nargs='+')
+    args = ap.parse_args()
+    bad = 0
+    for path in args.files:
+        try:
+            test = Test(path)
+            resolve_anchors(test, args.tree)
+            result, n = check(test)
+            if test.negated:
+                result = {'Never': 'Sometimes', 'Sometimes': 'Never'}[result]
+        except Refused as e:
+            print(f'{path}: refused: {e}')
+            bad = 1
+            continue
+        ok = result == test.expect
+        print(f'{"ok  " if ok else "FAIL"} {test.name}: {result} '
+              f'(expected {test.expect})')
+        for t, stmts in enumerate(test.threads):
+            for s in stmts:
+                s = s.body if s.kind == 'if' else s
+                if s.note:
+                    print(f'       P{t} {s.text.strip():40} {s.note}')
+        bad |= not ok
+    return bad
+
+
+if __name__ == '__main__':
+    sys.exit(main())
