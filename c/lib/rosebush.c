@@ -80,7 +80,13 @@ static_assert(RBH_HEAD_GROUP * RBH_GROUP_SIZE < sizeof(struct rbh_bucket_head) &
  */
 #define RBH_SLOTS_PER_BUCKET		3
 #define RBH_SLOTS_PER_BUCKET_MAX	16
-#define RBH_MAX_DEPTH		30
+/*
+ * The deepest table kvmalloc() can allocate, as it refuses more than
+ * INT_MAX bytes: 2^27 slots (1 GiB) on 64-bit, 2^28 on 32-bit.  A full
+ * bucket of a table this deep gets an overflow chain, as one does when
+ * a deeper table cannot be allocated.
+ */
+#define RBH_MAX_DEPTH		ilog2(INT_MAX / sizeof(void *))
 #define RBH_MIN_TABLE_BYTES	(RBH_DEPTH_MASK + 1)
 
 /*
@@ -183,6 +189,8 @@ static bool rbh_entry_free(struct rbh_bucket *bucket, unsigned int g,
 	return (rbh_keys(bucket, g)[i] ^ key) & BIT(31);
 }
 
+static_assert((sizeof(void *) << RBH_MAX_DEPTH) <= INT_MAX);
+
 static size_t rbh_table_bytes(unsigned int depth)
 {
 	return max(sizeof(void *) << depth, (size_t)RBH_MIN_TABLE_BYTES);
@@ -244,7 +252,11 @@ static void rbh_spare_put(struct rbh_spares *spares, struct rbh_bucket *bucket)
 	spares->nr++;
 }
 
-/* Called without locks: may sleep. */
+/*
+ * Called without locks: may sleep.
+ * Return: 0, -ENOMEM if a bucket could not be allocated, or 1 if only
+ * the table could not.
+ */
 static int rbh_spares_fill(struct rbh_spares *spares, unsigned int nr,
 			   unsigned int table_depth)
 {
@@ -258,9 +270,11 @@ static int rbh_spares_fill(struct rbh_spares *spares, unsigned int nr,
 	if (table_depth && spares->table_depth != table_depth) {
 		kvfree(spares->table);
 		spares->table_depth = 0;
-		spares->table = rbh_alloc_table(table_depth, GFP_KERNEL);
+		/* A failure is not an error, unless it is the first table */
+		spares->table = rbh_alloc_table(table_depth, GFP_KERNEL |
+						__GFP_NOWARN);
 		if (!spares->table)
-			return -ENOMEM;
+			return 1;
 		spares->table_depth = table_depth;
 	}
 	return 0;
@@ -882,12 +896,15 @@ static int rbh_first_table(struct rbh *rbh, struct rbh_spares *spares)
 
 /*
  * Make room for @key, or split its bucket because it is contended, with
- * the resize lock held.  Needs memory from @spares.
+ * the resize lock held.  Needs memory from @spares.  Without @may_grow
+ * (a deeper table could not be allocated), a full bucket as deep as the
+ * table gets an overflow bucket instead.
  * Return: 0 when the caller should try again, or 1 when @spares must be
  * refilled to *@nr buckets and a table of depth *@table_depth.
  */
 static int rbh_make_room_locked(struct rbh *rbh, u32 key, void *p,
-				bool contended, struct rbh_spares *spares,
+				bool contended, bool may_grow,
+				struct rbh_spares *spares,
 				unsigned int *nr, unsigned int *table_depth,
 				bool *placed)
 {
@@ -914,8 +931,8 @@ static int rbh_make_room_locked(struct rbh *rbh, u32 key, void *p,
 			goto unlock;
 	} else {
 		spare = spares->nr ? rbh_spare(spares) : NULL;
-		result = rbh_place(bucket, key, p,
-				   d < depth || rbh_may_grow(rbh, depth, bucket),
+		result = rbh_place(bucket, key, p, d < depth ||
+				   (may_grow && rbh_may_grow(rbh, depth, bucket)),
 				   &spare);
 		if (spare)
 			rbh_spare_put(spares, spare);
@@ -974,19 +991,32 @@ static int rbh_make_room(struct rbh *rbh, u32 key, void *p, bool contended)
 {
 	struct rbh_spares spares = { };
 	unsigned int nr = 0, table_depth = 0;
-	bool placed = false;
+	bool placed = false, may_grow = true;
 	int err = 0;
 
 	for (;;) {
 		spin_lock(&rbh->rbh_resize_lock);
 		rcu_read_lock();
-		err = rbh_make_room_locked(rbh, key, p, contended, &spares,
-					   &nr, &table_depth, &placed);
+		err = rbh_make_room_locked(rbh, key, p, contended, may_grow,
+					   &spares, &nr, &table_depth, &placed);
 		rcu_read_unlock();
 		spin_unlock(&rbh->rbh_resize_lock);
 		if (!err)
 			break;
 		err = rbh_spares_fill(&spares, nr, table_depth);
+		if (err > 0) {
+			/*
+			 * No deeper table: the entry goes to an overflow
+			 * chain, and a contended bucket stays whole.  With
+			 * no table at all, there is nowhere to go.
+			 */
+			if (contended || table_depth == 1) {
+				err = -ENOMEM;
+				break;
+			}
+			may_grow = false;
+			continue;
+		}
 		if (err)
 			break;
 	}

@@ -1546,6 +1546,7 @@ struct rbh_test_fault {
 	unsigned int calls;	/* calls since the site was armed */
 	unsigned int fail_at;
 	unsigned int failed;	/* calls made to fail */
+	unsigned int warned;	/* of those, calls without __GFP_NOWARN */
 	bool armed;
 };
 
@@ -1591,6 +1592,7 @@ static struct rbh_test_fault *rbh_test_fault_arm(struct kunit *test,
 
 	f->calls = 0;
 	f->failed = 0;
+	f->warned = 0;
 	f->fail_at = fail_at;
 	rbh_test_activate(test, site);
 	f->armed = true;
@@ -1610,12 +1612,14 @@ static void rbh_test_fault_disarm(struct kunit *test)
 }
 
 /* Count a call to an armed hook; true if it must fail. */
-static bool rbh_test_fault_hit(struct rbh_test_fault *f)
+static bool rbh_test_fault_hit(struct rbh_test_fault *f, gfp_t gfp)
 {
 	f->calls++;
 	if (f->fail_at && f->calls != f->fail_at)
 		return false;
 	f->failed++;
+	if (!(gfp & __GFP_NOWARN))
+		f->warned++;
 	return true;
 }
 
@@ -1642,7 +1646,7 @@ static struct rbh_bucket *rbh_test_alloc_bucket_stub(gfp_t gfp)
 	struct rbh_test_faults *faults = test->priv;
 	struct rbh_bucket *bucket;
 
-	if (rbh_test_fault_hit(&faults->site[RBH_TEST_BUCKET]))
+	if (rbh_test_fault_hit(&faults->site[RBH_TEST_BUCKET], gfp))
 		return NULL;
 	rbh_test_deactivate(test, RBH_TEST_BUCKET);
 	bucket = rbh_alloc_bucket(gfp);
@@ -1656,7 +1660,7 @@ static void *rbh_test_alloc_table_stub(unsigned int depth, gfp_t gfp)
 	struct rbh_test_faults *faults = test->priv;
 	void *table;
 
-	if (rbh_test_fault_hit(&faults->site[RBH_TEST_TABLE]))
+	if (rbh_test_fault_hit(&faults->site[RBH_TEST_TABLE], gfp))
 		return NULL;
 	rbh_test_deactivate(test, RBH_TEST_TABLE);
 	table = rbh_alloc_table(depth, gfp);
@@ -1805,8 +1809,11 @@ static void rbh_alloc_fail_first_insert(struct kunit *test)
 }
 
 /*
- * An insertion that must double the table fails with -ENOMEM when the
- * new table cannot be allocated, and succeeds once it can.
+ * An insertion that must double the table, when the new table cannot be
+ * allocated, stores its entry in an overflow chain: it succeeds, without
+ * a warning from the allocator, and the table keeps its size.  Once the
+ * allocator works again, the table doubles again.  Tables of every
+ * depth fail, so this is also a rosebush at RBH_MAX_DEPTH.
  */
 static void rbh_alloc_fail_grow(struct kunit *test)
 {
@@ -1815,27 +1822,40 @@ static void rbh_alloc_fail_grow(struct kunit *test)
 	struct rbh_stats *after = rbh_test_stats_alloc(test);
 	struct rbh_test_set *set;
 	struct rbh_test_fault *f;
-	unsigned long i = 0;
+	unsigned long i = 0, n;
 	unsigned int event, cap;
 
 	rbh_test_faults_init(test);
 	cap = rbh_test_capacity(test, rbh, before);
 	set = rbh_test_set_new(test, rbh, 64 * cap);
 	rbh_test_set_fill(set, RBH_TEST_RANDOM);
-	KUNIT_ASSERT_EQ(test, rbh_test_set_insert(set, 0), 0);
+	KUNIT_ASSERT_EQ(test, rbh_test_set_insert(set, i++), 0);
 
 	for (event = 0; event < 3; event++) {
 		f = rbh_test_fault_arm(test, RBH_TEST_TABLE, 0);
-		i = rbh_test_insert_until_enomem(test, set, i + 1, f, before,
-						 after);
-		rbh_test_fault_disarm(test);
-		KUNIT_ASSERT_LT_MSG(test, i, set->max,
-				    "no insertion needed a bigger table");
-
 		rbh_test_stats(test, rbh, before);
-		KUNIT_EXPECT_EQ(test, rbh_test_set_insert(set, i), 0);
+		/* Twice the entries the table's buckets could hold */
+		n = min(set->max, i + 2 * before->table_slots * cap);
+		for (; i < n; i++)
+			KUNIT_ASSERT_EQ_MSG(test, rbh_test_set_insert(set, i), 0,
+					    "entry %lu, no table to grow into", i);
+		rbh_test_fault_disarm(test);
 		rbh_test_stats(test, rbh, after);
-		KUNIT_EXPECT_GT(test, after->grows, before->grows);
+		KUNIT_ASSERT_GT_MSG(test, f->failed, 0U,
+				    "no insertion needed a bigger table");
+		KUNIT_EXPECT_EQ(test, f->warned, 0U);
+		KUNIT_EXPECT_EQ(test, after->grows, before->grows);
+		KUNIT_EXPECT_EQ(test, after->table_slots, before->table_slots);
+		KUNIT_EXPECT_GT(test, after->overflow_buckets,
+				before->overflow_buckets);
+		rbh_test_check_set(test, set);
+
+		/* The allocator works again: the table doubles again */
+		do {
+			KUNIT_ASSERT_LT(test, i, set->max);
+			KUNIT_ASSERT_EQ(test, rbh_test_set_insert(set, i++), 0);
+			rbh_test_stats(test, rbh, before);
+		} while (before->grows == after->grows);
 	}
 	rbh_test_check_set(test, set);
 	rbh_test_set_del(test, set, 0, set->max);
