@@ -16,24 +16,35 @@ What it reads is a subset of herd7's C litmus format: WRITE_ONCE(),
 READ_ONCE(), smp_store_release(), smp_load_acquire(), rcu_assign_pointer(),
 rcu_dereference(), plain loads and stores, smp_mb(), smp_rmb(), smp_wmb(),
 rcu_read_lock() and rcu_read_unlock() (which order nothing here: grace
-periods are not modelled), one-statement "if (r)" (a control dependency on
-every later access), and address and data dependencies through
-registers.  Not modelled: locks, atomic read-modify-writes, grace periods,
-data races (plain accesses are ordered as marked ones are; KCSAN checks
-races at run time).  A test that uses anything else is refused, not
-guessed at.
+periods are not modelled), "if (COND) STATEMENT;" (a control dependency
+of that one statement), and address and data dependencies through
+registers.  A dereference of something that is not a location makes the
+outcome count as reached.  Not modelled: locks, atomic read-modify-writes,
+grace periods, and data races.  Plain accesses are not Marked, as in the
+cat file, except where LKMM's race-freedom rules would bound them by a
+fence: a plain store followed in its thread by a release store, wmb or mb,
+and a plain load preceded by an acquire load, rmb or mb, or whose address
+comes from a Marked load, count as Marked.  A test that uses anything else
+is refused, not guessed at.
 
 Anchors tie a test to the code it models.  A statement ending in
-    // @FILE:FUNCTION TEXT
+    // @FILE:FUNCTION TEXT [> FUNCTION2 TEXT2 ...]
 stands for the first line of FUNCTION (in FILE, relative to --tree) after
-the previous anchor's that contains TEXT: the access there is checked in
-the strength the code uses (WRITE_ONCE() or smp_store_release(), say),
-whatever the test says, and a fence (TEXT is then the fence, e.g.
-"smp_rmb();") is kept only if the code has it between the neighbouring
-anchored accesses.  So a test of the code fails when a barrier is taken
-out of the code, and an anchor that finds no line fails the check.
+the previous anchor's that contains TEXT; with "> FUNCTION2 TEXT2", TEXT is
+the call of FUNCTION2 (in the same file) and TEXT2 the line in it, and so
+on.  A TEXT written ^TEXT is searched from the top of its function: a line
+that a loop reaches again, after the previous anchor's.  Every anchor of a thread starts in the same function, so that the
+order of its lines there is checked.  An access is checked in the strength
+the code uses (WRITE_ONCE() or smp_store_release(), say), and the test
+fails if that is weaker than what the test says.  A fence (TEXT is then
+the fence, e.g. "smp_rmb();") is kept only if the code has it, at the
+indentation of its neighbours and not as the body of an "if", "else",
+"for" or "while" of its own, between the neighbouring anchored accesses
+in its function (at least one of which must be there).  So a test of the
+code fails when a barrier is taken out of the code, moved past the access
+it orders or into a branch, and an anchor that finds no line fails too.
 
-Usage: check-wmm.py [--tree DIR] [--expect-lkmm] FILE...
+Usage: check-wmm.py [--tree DIR] FILE...
 """
 
 import argparse
@@ -213,23 +224,29 @@ class Test:
         pending_if = None
         for line in text.split('\n'):
             anchor = None
-            m = re.search(r'//\s*@(\S+):(\w+)\s+(.*)$', line)
+            m = re.search(r'//\s*@(\S+:.*)$', line)
             if m:
-                anchor = (m.group(1), m.group(2), m.group(3).strip())
+                anchor = m.group(1).strip()
             line = re.sub(r'//.*$', '', line).strip()
+            if pending_if and line.startswith('{'):
+                raise Refused('an "if" with a block')
             if not line or line in ('{', '}'):
                 continue
             if re.fullmatch(r'(?:int|unsigned|long)[\s\w*,]*;', line):
                 continue
-            m = re.fullmatch(r'if\s*\((.*)\)\s*(.*)', line)
+            m = re.fullmatch(r'if\s*\(([^()]*)\)\s*(.*)', line)
             if m:
                 cond = parse_cond(m.group(1), regs)
+                if m.group(2).startswith('{'):
+                    raise Refused('an "if" with a block')
                 if m.group(2):
                     stmts.append(Stmt('if', cond=cond, body=parse_stmt(
                         m.group(2), params, regs, anchor)))
                 else:
                     pending_if = cond
                 continue
+            if line.startswith('{') or line.startswith('else'):
+                raise Refused('an "if" with a block or an "else"')
             s = parse_stmt(line, params, regs, anchor)
             if pending_if:
                 s = Stmt('if', cond=pending_if, body=s)
@@ -257,12 +274,19 @@ def is_comment(line):
     return line.strip().startswith(('*', '/*', '//'))
 
 
+def indent(line):
+    return len(line) - len(line.lstrip('\t'))
+
+
 READ_MARKS = [(r'smp_load_acquire\(\s*&\s*$', 'acquire'),
+              (r'rcu_dereference_protected\(\s*$', 'plain'),
               (r'READ_ONCE\(\s*$', 'once'),
-              (r'(?:rbh_dereference|rcu_dereference\w*)\(\s*$', 'once')]
+              (r'(?:rbh_dereference|rcu_dereference|rcu_dereference_check|'
+               r'rcu_dereference_raw|rcu_access_pointer)\(\s*$', 'once')]
 WRITE_MARKS = [(r'smp_store_release\(\s*&\s*$', 'release'),
                (r'rcu_assign_pointer\(\s*$', 'release'),
                (r'(?:WRITE_ONCE|RCU_INIT_POINTER)\(\s*$', 'once')]
+STRENGTH = {'plain': 0, 'once': 1, 'acquire': 2, 'release': 2}
 
 
 def source_mark(kind, line, text):
@@ -276,53 +300,149 @@ def source_mark(kind, line, text):
     return 'plain'
 
 
+def parse_anchor(anchor):
+    """'FILE:FUNC TEXT > FUNC2 TEXT2' -> FILE, [(FUNC, TEXT), ...]"""
+    path, rest = anchor.split(':', 1)
+    hops = []
+    for hop in rest.split(' > '):
+        func, _, text = hop.strip().partition(' ')
+        if not text:
+            raise Refused(f'anchor "{anchor}" has no text')
+        hops.append((func, text.strip()))
+    return path, hops
+
+
+def in_branch(body, n):
+    """Is line n the body of an if/else/for/while of its own?"""
+    for m, l in reversed([x for x in body if x[0] < n]):
+        if not l.strip() or is_comment(l):
+            continue
+        return bool(re.match(r'\s*(?:(?:else\s+)?if\b|else\b|for\b|while\b)',
+                             l) and not l.rstrip().endswith(('{', ';')))
+    return False
+
+
+def in_for_header(body, n):
+    """Is line n (part of) the header of a for loop?"""
+    lines = dict(body)
+    for m in (n, n - 1, n - 2):
+        l = lines.get(m, '')
+        if re.match(r'\s*for\s*\(', l):
+            # The header ends at the first line that ends in ") {" or ")"
+            for k in range(m, n):
+                if re.search(r'\)\s*\{?\s*$', lines.get(k, '')):
+                    return False
+            return True
+    return False
+
+
 def resolve_anchors(test, tree):
     """Give each anchored statement the strength the code has."""
-    for stmts in test.threads:
+    cache = {}
+
+    def body_of(path, func):
+        if (path, func) not in cache:
+            cache[(path, func)] = function_lines(f'{tree}/{path}', func)
+        return cache[(path, func)]
+
+    for t, stmts in enumerate(test.threads):
         flat = [s.body if s.kind == 'if' else s for s in stmts]
         anchored = [s for s in flat if s.anchor]
+        firsts = set()
+        for s in anchored:
+            s.path, s.hops = parse_anchor(s.anchor)
+            firsts.add(s.hops[0][0])
+        if len(firsts) > 1:
+            raise Refused(f'P{t}: anchors start in {sorted(firsts)}: '
+                          'all of a thread\'s must start in one function')
+        # Accesses first: each hop after the previous anchor's line in
+        # the same call (the same lines of the functions above it)
         cursor = {}
-        # Accesses first: each after the previous one in its function
         for s in anchored:
             if s.kind == 'F':
                 continue
-            path, func, text = s.anchor
-            body = function_lines(f'{tree}/{path}', func)
-            start = cursor.get((path, func), 0)
-            for n, l in body:
-                if n > start and text in l and not is_comment(l):
-                    break
-            else:
-                raise Refused(f'{path}:{func}() has no line with "{text}" '
-                              f'after line {start}')
-            cursor[(path, func)] = n
-            s.line = n
-            mark = source_mark(s.kind, l, text)
-            if mark != s.mark:
-                s.note = f'{path}:{n} is {mark}, not {s.mark}'
-                s.mark = mark
-            else:
-                s.note = f'{path}:{n}'
-        # Then fences, between the neighbouring anchored accesses
+            prefix = ()
+            s.where = []
+            for k, (func, text) in enumerate(s.hops):
+                body = body_of(s.path, func)
+                key = prefix + (func,)
+                start = cursor.get(key, 0)
+                # A call may be gone through again; "^" marks a line
+                # reached again round a loop, searched from the top
+                last = k == len(s.hops) - 1
+                if text.startswith('^'):
+                    text, start, last = text[1:], 0, False
+                for n, l in body:
+                    if (n > start or (not last and n == start)) and \
+                            text in l and not is_comment(l):
+                        break
+                else:
+                    raise Refused(f'{s.path}:{func}() has no line with '
+                                  f'"{text}" after line {start}')
+                if in_for_header(body, n):
+                    raise Refused(f'{s.path}:{n} is in the header of a '
+                                  '"for", which runs after its body')
+                cursor[key] = n
+                s.where.append((func, n, l))
+                prefix = key + (n,)
+            func, n, l = s.where[-1]
+            mark = source_mark(s.kind, l, s.hops[-1][1].lstrip('^'))
+            s.note = f'{s.path}:{n}'
+            if STRENGTH[mark] < STRENGTH[s.mark] or \
+                    (mark in ('acquire', 'release') and mark != s.mark):
+                s.note += f' is {mark}: weaker than the test\'s {s.mark}'
+                s.weaker = True
+            s.mark = mark
+        # Then fences, between the neighbouring anchored accesses of the
+        # same call of the function they are in
         for k, s in enumerate(anchored):
             if s.kind != 'F':
                 continue
-            path, func, text = s.anchor
-            body = function_lines(f'{tree}/{path}', func)
-            lo, hi = 0, 1 << 30
-            for p in reversed(anchored[:k]):
-                if p.kind != 'F' and p.anchor[:2] == (path, func):
-                    lo = p.line
+            prefix, where = (), []
+            for func, text in s.hops[:-1]:
+                text = text.lstrip('^')
+                body = body_of(s.path, func)
+                start = cursor.get(prefix + (func,), 0)
+                hits = [n for n, l in body if text in l and not is_comment(l)]
+                if not hits:
+                    raise Refused(f'{s.path}:{func}() has no line with '
+                                  f'"{text}"')
+                n = hits[0]
+                where.append((func, n))
+                prefix = prefix + (func, n)
+            func, text = s.hops[-1]
+            body = body_of(s.path, func)
+
+            def line_in(a, func=func, prefix=prefix):
+                """a's line in func, in the same call as the fence."""
+                flat_a = ()
+                for f, n, _ in a.where:
+                    if flat_a == prefix and f == func:
+                        return n
+                    flat_a += (f, n)
+                return None
+            lo = hi = None
+            for a in reversed(anchored[:k]):
+                if a.kind != 'F' and line_in(a) is not None:
+                    lo = line_in(a)
                     break
-            for p in anchored[k + 1:]:
-                if p.kind != 'F' and p.anchor[:2] == (path, func):
-                    hi = p.line
+            for a in anchored[k + 1:]:
+                if a.kind != 'F' and line_in(a) is not None:
+                    hi = line_in(a)
                     break
-            found = [n for n, l in body if lo < n < hi and l.strip() == text]
+            if lo is None and hi is None:
+                raise Refused(f'{text} in {func}() has no anchored access '
+                              'of its own function beside it')
+            lines = dict(body)
+            levels = {indent(lines[x]) for x in (lo, hi) if x is not None}
+            found = [n for n, l in body
+                     if (lo or 0) < n < (hi or 1 << 30) and l.strip() == text
+                     and indent(l) in levels and not in_branch(body, n)]
             if found:
-                s.note = f'{path}:{found[0]}'
+                s.note = f'{s.path}:{found[0]}'
             else:
-                s.note = f'{path}:{func}() has no {text}: left out'
+                s.note = (f'{s.path}:{func}() has no {text} here (or only '
+                          'in a branch): left out')
                 s.kind = 'nop'
 
 
@@ -336,58 +456,55 @@ class Ev:
         self.addr, self.data, self.ctrl = set(), set(), set()
 
 
-def run_thread(tid, stmts, init_regs, guesses):
+def run_thread(tid, stmts, guesses):
     """The events of one thread, for one guess of what each read returns.
 
-    Yields (events, registers) for every sequence of read values from
-    guesses; a register holds (value, set of the reads it came from), and
-    dependencies name events by their index in the thread."""
-    def go(k, events, regs, ctrl):
+    Yields (events, registers, fault) for every sequence of read values
+    from guesses; a register holds (value, set of the reads it came from),
+    and dependencies name events by their index in the thread.  A thread
+    that dereferences a value that is not a location stops there, with
+    fault set."""
+    def go(k, events, regs):
         if k == len(stmts):
-            yield events, regs
+            yield events, regs, False
             return
         s = stmts[k]
-        if s.kind == 'nop':
-            yield from go(k + 1, events, regs, ctrl)
-            return
         if s.kind == 'if':
             reg, op, v = s.cond
             val, src = regs[reg]
-            want = value(v, regs)
-            taken = (val == want) == (op == '==')
-            ctrl2 = ctrl | src
+            taken = (val == value(v, regs)) == (op == '==')
             if taken:
-                yield from go_one(s.body, k, events, regs, ctrl2)
+                yield from go_one(s.body, k, events, regs, src)
             else:
-                yield from go(k + 1, events, regs, ctrl2)
+                yield from go(k + 1, events, regs)
             return
-        yield from go_one(s, k, events, regs, ctrl)
+        yield from go_one(s, k, events, regs, set())
 
     def go_one(s, k, events, regs, ctrl):
         if s.kind == 'nop':
-            yield from go(k + 1, events, regs, ctrl)
+            yield from go(k + 1, events, regs)
             return
         if s.kind == 'F':
             e = Ev(tid, 'F', fence=s.fence)
-            yield from go(k + 1, events + [e], regs, ctrl)
+            yield from go(k + 1, events + [e], regs)
             return
         loc, asrc = location(s.loc, regs)
         if loc is None:
-            return	# a pointer that points nowhere: not an execution
+            yield events, regs, True
+            return
         if s.kind == 'W':
             v = s.val
-            val = value(v, regs)
-            e = Ev(tid, 'W', loc, val, s.mark)
+            e = Ev(tid, 'W', loc, value(v, regs), s.mark)
             e.data = set(regs[v[1]][1]) if v[0] == 'reg' else set()
             e.addr, e.ctrl = set(asrc), set(ctrl)
-            yield from go(k + 1, events + [e], regs, ctrl)
+            yield from go(k + 1, events + [e], regs)
             return
         for g in guesses:
             e = Ev(tid, 'R', loc, g, s.mark)
             e.addr, e.ctrl = set(asrc), set(ctrl)
             r2 = dict(regs)
             r2[s.reg] = (g, {len(events)})
-            yield from go(k + 1, events + [e], r2, ctrl)
+            yield from go(k + 1, events + [e], r2)
 
     def value(v, regs):
         if v[0] == 'reg':
@@ -402,7 +519,7 @@ def run_thread(tid, stmts, init_regs, guesses):
             return None, None
         return val[1], src
 
-    yield from go(0, [], dict(init_regs), set())
+    yield from go(0, [], {})
 
 
 def closure(rel, n):
@@ -433,6 +550,34 @@ def opt(rel, n):
     return rel | {(i, i) for i in range(n)}
 
 
+def marked(ev, po):
+    """The events that count as Marked (see the docstring)."""
+    out = set()
+    for i, e in enumerate(ev):
+        if e.kind not in 'RW':
+            continue
+        if e.mark != 'plain':
+            out.add(i)
+            continue
+        if e.kind == 'W':
+            after = [b for a, b in po if a == i]
+            if any(ev[b].mark == 'release' or
+                   (ev[b].kind == 'F' and ev[b].fence in ('wmb', 'mb'))
+                   for b in after):
+                out.add(i)
+        else:
+            before = [a for a, b in po if b == i]
+            if any(ev[a].mark == 'acquire' or
+                   (ev[a].kind == 'F' and ev[a].fence in ('rmb', 'mb'))
+                   for a in before):
+                out.add(i)
+    # A plain load at an address a Marked load gave
+    for i, e in enumerate(ev):
+        if e.kind == 'R' and e.addr and e.addr <= out:
+            out.add(i)
+    return out
+
+
 def allowed(ev, po, rf, co):
     """Whether an execution satisfies the axioms of linux-kernel.cat."""
     n = len(ev)
@@ -448,13 +593,18 @@ def allowed(ev, po, rf, co):
     M = {i for i in ids if ev[i].kind in 'RW'}
     R = {i for i in ids if ev[i].kind == 'R'}
     W = {i for i in ids if ev[i].kind == 'W'}
+    Mk = marked(ev, po)
+
+    def only(rel, a=None, b=None):
+        return {(x, y) for x, y in rel
+                if (a is None or x in a) and (b is None or y in b)}
 
     def fencerel(kind):
         return {(a, b) for a, c in po for c2, b in po
                 if c == c2 and ev[c].kind == 'F' and ev[c].fence == kind}
-    rmb = {(a, b) for a, b in fencerel('rmb') if a in R and b in R}
-    wmb = {(a, b) for a, b in fencerel('wmb') if a in W and b in W}
-    mb = {(a, b) for a, b in fencerel('mb') if a in M and b in M}
+    rmb = only(fencerel('rmb'), R, R)
+    wmb = only(fencerel('wmb'), W, W)
+    mb = only(fencerel('mb'), M, M)
     acq_po = {(a, b) for a, b in po if ev[a].mark == 'acquire' and b in M}
     po_rel = {(a, b) for a, b in po if a in M and ev[b].mark == 'release'}
     strong = mb
@@ -466,33 +616,37 @@ def allowed(ev, po, rf, co):
     rfi = rf & intl
     rfe = rf - intl
     overwrite = co | fr
-    plain = {i for i in ids if ev[i].mark == 'plain'}
-    to_w = {(a, b) for a, b in dep | ctrl if b in W} | (overwrite & intl) \
-        | seq({(a, b) for a, b in addr if b in plain}, wmb)
-    to_r = {(a, b) for a, b in addr if b in R} | seq(dep, rfi)
+    plain = M - Mk
+    to_w = only(dep | ctrl, None, W) | (overwrite & intl) \
+        | seq(only(addr, None, plain), wmb)
+    to_r = only(addr, None, R) | seq(only(dep, None, Mk), rfi)
     ppo = to_r | to_w | (fence & intl)
-    a_cumul = opt(rfe, n)
-    cumul = seq(a_cumul, strong | po_rel) | wmb
-    prop = seq(seq(opt(overwrite & ext, n), opt(closure(cumul, n), n)),
-               opt(rfe, n))
-    hb = ppo | rfe | ((prop - {(i, i) for i in ids}) & intl)
-    hb = {(a, b) for a, b in hb if a in M and b in M}
+    a_cumul = opt(only(rfe, None, Mk), n)
+    cumul = only(seq(a_cumul, strong | po_rel) | wmb, Mk, Mk)
+    prop = only(seq(seq(opt(only(overwrite & ext, Mk), n),
+                        opt(closure(cumul, n), n)),
+                    opt(only(rfe, Mk, Mk), n)), Mk, Mk)
+    hb = only(ppo | rfe | ((prop - {(i, i) for i in ids}) & intl), Mk, Mk)
     if not acyclic(hb, n):
         return False
-    pb = seq(seq(prop, strong), opt(closure(hb, n), n))
-    pb = {(a, b) for a, b in pb if b in M}
+    pb = only(seq(seq(prop, strong), opt(closure(hb, n), n)), None, Mk)
     return acyclic(pb, n)
 
 
-def evaluate(cond, regs, final):
+def evaluate(cond, regs, final, nthreads):
     """The exists clause: tid:reg=value, loc=value, /\\, \\/, ~, ()."""
     def atom(m):
         lhs, rhs = m.group(1), m.group(2).strip()
         if ':' in lhs:
             t, r = lhs.split(':')
-            got = regs[int(t)].get(r, (('int', 0), None))[0]
+            if int(t) >= nthreads or r not in regs[int(t)]:
+                raise Refused(f'exists clause names {lhs}, which is no '
+                              'register the thread set')
+            got = regs[int(t)][r][0]
         else:
-            got = final.get(lhs, ('int', 0))
+            if lhs not in final:
+                raise Refused(f'exists clause names {lhs}, no location')
+            got = final[lhs]
         want = (('int', int(rhs)) if re.fullmatch(r'-?\d+', rhs)
                 else ('addr', rhs))
         return ' True ' if got == want else ' False '
@@ -505,6 +659,7 @@ def evaluate(cond, regs, final):
 
 
 def check(test):
+    """Return (result, allowed executions, a fault seen)."""
     guesses = {('int', 0)}
     for v in test.init.values():
         guesses.add(v)
@@ -515,8 +670,12 @@ def check(test):
                 guesses.add(s.val)
     guesses |= {('addr', x) for x in test.locs}
     guesses = sorted(guesses)
-    per_thread = [list(run_thread(t, stmts, {}, guesses))
+    per_thread = [list(run_thread(t, stmts, guesses))
                   for t, stmts in enumerate(test.threads)]
+    # Every register a thread sets, for the exists clause's check
+    names = [{s.reg for s in stmts if s.kind == 'R'} |
+             {s.body.reg for s in stmts if s.kind == 'if' and
+              s.body.kind == 'R'} for stmts in test.threads]
     locs = set(test.locs)
     executions = 0
     for combo in itertools.product(*per_thread):
@@ -525,7 +684,7 @@ def check(test):
             ev.append(Ev(-1, 'W', loc, test.init.get(loc, ('int', 0))))
         init_of = {e.loc: i for i, e in enumerate(ev)}
         po = set()
-        for events, _ in combo:
+        for events, _, _ in combo:
             base = len(ev)
             for e in events:
                 c = Ev(e.tid, e.kind, e.loc, e.val, e.mark, e.fence)
@@ -541,9 +700,8 @@ def check(test):
             continue
         choices = []
         for r in reads:
-            ws = [w for w, e in enumerate(ev) if e.kind == 'W' and
-                  e.loc == ev[r].loc and e.val == ev[r].val]
-            choices.append(ws)
+            choices.append([w for w, e in enumerate(ev) if e.kind == 'W' and
+                            e.loc == ev[r].loc and e.val == ev[r].val])
         writes = {}
         for i, e in enumerate(ev):
             if e.kind == 'W' and e.tid >= 0:
@@ -563,12 +721,17 @@ def check(test):
                 if not allowed(ev, po, rf, co):
                     continue
                 executions += 1
-                regs = [c[1] for c in combo]
-                if evaluate(test.cond, regs, final):
-                    return 'Sometimes', executions
+                if any(c[2] for c in combo):
+                    return 'Sometimes', executions, True
+                regs = [dict(c[1]) for c in combo]
+                for t, rr in enumerate(regs):
+                    for name in names[t]:
+                        rr.setdefault(name, None)
+                if evaluate(test.cond, regs, final, len(regs)):
+                    return 'Sometimes', executions, False
     if not executions:
         raise Refused('no allowed execution at all')
-    return 'Never', executions
+    return 'Never', executions, False
 
 
 def main():
@@ -581,16 +744,24 @@ def main():
         try:
             test = Test(path)
             resolve_anchors(test, args.tree)
-            result, n = check(test)
-            if test.negated:
+            result, n, fault = check(test)
+            if test.negated and not fault:
                 result = {'Never': 'Sometimes', 'Sometimes': 'Never'}[result]
         except Refused as e:
             print(f'{path}: refused: {e}')
             bad = 1
             continue
-        ok = result == test.expect
+        weaker = [s for stmts in test.threads for s in stmts
+                  if getattr(s.body if s.kind == 'if' else s, 'weaker',
+                             False)]
+        ok = result == test.expect and not weaker
+        why = ''
+        if fault:
+            why = ', an allowed execution dereferences a non-pointer'
+        if weaker:
+            why += ', the code is weaker than the test'
         print(f'{"ok  " if ok else "FAIL"} {test.name}: {result} '
-              f'(expected {test.expect})')
+              f'(expected {test.expect}{why})')
         for t, stmts in enumerate(test.threads):
             for s in stmts:
                 s = s.body if s.kind == 'if' else s

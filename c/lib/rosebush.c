@@ -1313,7 +1313,8 @@ static void rbh_merge_locked(struct rbh *rbh, u32 key, bool cool)
 				rbh_place_in_bucket(lo, rbh_keys(hi, g)[i],
 						    rbh_slot(hi, hi, g, i));
 		}
-		WRITE_ONCE(lo->h.depth, d - 1);
+		/* Pairs with smp_load_acquire() in rbh_walk_next() */
+		smp_store_release(&lo->h.depth, d - 1);
 		for (i = 0; i < nr; i++)
 			rcu_assign_pointer(table[first + nr + i], lo);
 		WRITE_ONCE(hi->h.flags, hi->h.flags | RBH_DEAD);
@@ -2198,10 +2199,18 @@ static struct rbh_bucket *rbh_walk(struct rbh_bucket __rcu **table,
 	return rcu_dereference_check(table[i], owned);
 }
 
+/*
+ * The slot after the range of @bucket, read from slot @i.  Call it before
+ * looking at what the bucket holds: a merge stores the entries it adds to
+ * a bucket before it lowers the bucket's depth, with release, so a walk
+ * that sees the lower depth, and so skips the other buddy's slots, sees
+ * the entries that buddy had.
+ */
 static unsigned long rbh_walk_next(struct rbh_bucket *bucket,
 				   unsigned int depth, unsigned long i)
 {
-	unsigned int d = READ_ONCE(bucket->h.depth);
+	/* Pairs with smp_store_release() in rbh_merge_locked() */
+	unsigned int d = smp_load_acquire(&bucket->h.depth);
 
 	/*
 	 * A merge may have made the bucket larger since slot @i was read:
@@ -2225,17 +2234,17 @@ bool rbh_empty(const struct rbh *rbh)
 {
 	struct rbh_bucket __rcu **table;
 	struct rbh_bucket *primary, *bucket;
+	unsigned long i, next;
 	unsigned int depth;
-	unsigned long i;
 	bool empty = true;
 	u32 ref;
 
 	rcu_read_lock();
 	table = rbh_untag(rbh_table_word(rbh), &depth);
 	if (table) {
-		for (i = 0; i < (1UL << depth);
-		     i = rbh_walk_next(primary, depth, i)) {
+		for (i = 0; i < (1UL << depth); i = next) {
 			primary = rbh_walk(table, depth, i, &ref, false);
+			next = rbh_walk_next(primary, depth, i);
 			for (bucket = primary; bucket;
 			     bucket = rcu_dereference(bucket->h.chain))
 				if (READ_ONCE(bucket->h.count))
@@ -2291,7 +2300,7 @@ void rbh_stats(struct rbh *rbh, struct rbh_stats *stats)
 	struct rbh_bucket __rcu **table;
 	struct rbh_bucket *primary, *bucket;
 	unsigned int depth, used;
-	unsigned long i;
+	unsigned long i, next;
 	u32 ref;
 
 	memset(stats, 0, sizeof(*stats));
@@ -2307,9 +2316,9 @@ void rbh_stats(struct rbh *rbh, struct rbh_stats *stats)
 	if (table) {
 		stats->table_slots = 1UL << depth;
 		stats->bytes = rbh_table_bytes(depth);
-		for (i = 0; i < (1UL << depth);
-		     i = rbh_walk_next(primary, depth, i)) {
+		for (i = 0; i < (1UL << depth); i = next) {
 			primary = rbh_walk(table, depth, i, &ref, false);
+			next = rbh_walk_next(primary, depth, i);
 			stats->buckets++;
 			used = rbh_stats_bucket(primary, ref, true, stats);
 			stats->occupancy[min_t(unsigned int, used, RBH_ENTRIES)]++;

@@ -58,7 +58,7 @@ for i in range(start, len(text)):
     if text[i].strip() == line:
         if replacement:
             indent = text[i][:len(text[i]) - len(text[i].lstrip())]
-            text[i] = indent + replacement
+            text[i] = indent + replacement.replace('\\n', '\n')
         else:
             del text[i]
         break

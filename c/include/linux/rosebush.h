@@ -417,9 +417,11 @@ static __always_inline void *rbh_next(struct rbh_iter *rbhi)
 		return __rbh_next(rbhi);
 	}
 	/*
-	 * Entries never move, so the filter may be read at any time after
-	 * the walk began: an entry stored before then set its bit before it
-	 * was stored, and the bit stays set while the entry is stored.
+	 * Entries never move within a bucket (a split, merge or fold
+	 * copies them and leaves this bucket as it was), so the filter may
+	 * be read at any time after the walk began: an entry stored before
+	 * then set its bit before it was stored, and the bit stays set
+	 * while the entry is stored here.
 	 */
 	rbhi->filter = READ_ONCE(*rbh_home_filter(bucket, g));
 	if (likely(!(rbhi->filter & rbh_filter_mask(key))))
