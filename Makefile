@@ -26,6 +26,8 @@ KUNIT_CONFIGS := tests/kunit/base.config tests/kunit/rosebush.config \
 		 tests/kunit/debug.config
 # Suites that must run and pass for `make qemu-kunit` to pass.
 KUNIT_SUITES := rosebush rust_doctests_kernel
+# The 32-bit configuration (C only: no Rust on i386 in 6.12).
+KUNIT_I386_CONFIGS := tests/kunit/i386.config tests/kunit/rosebush.config
 # The KCSAN configuration: the same suites under the concurrency sanitizer.
 # KCSAN excludes KASAN, so kcsan.config takes the place of debug.config.
 KUNIT_KCSAN_CONFIGS := tests/kunit/base.config tests/kunit/rosebush.config \
@@ -39,9 +41,9 @@ KUNIT_KCSAN_SUITES := rosebush rust_doctests_kernel
 KUNIT_BENCH_CONFIGS := tests/kunit/base.config tests/kunit/rosebush.config \
 		       tests/kunit/sample.config tests/kunit/bench.config
 
-.PHONY: help toolchain toolchain-quiet tree export check-patches check-tree check-c check-wmm qemu-kunit \
+.PHONY: help toolchain toolchain-quiet tree export check-patches check-tree check-c check-wmm qemu-kunit-i386 qemu-kunit \
 	qemu-kcsan qemu-sample qemu-bench-smoke test-userspace fuzz coverage bench bench-misses \
-	qemu-bench mutants mutants-rust test \
+	qemu-bench qemu-bench-latency mutants mutants-rust test \
 	test-tools clean distclean
 
 help:
@@ -64,6 +66,8 @@ help:
 	@echo '                 per lookup at 10^6 and 4x10^6 entries (MISSES_SIZES)'
 	@echo '  qemu-bench     build a non-debug kernel and, in QEMU, the in-kernel benchmark'
 	@echo '                 (rosebush, rhashtable, hlist_bl) and the -smp 8 contention run'
+	@echo '  qemu-bench-latency the longest section with preemption off while a rosebush'
+	@echo '                 of 10^6 and 10^7 entries grows and halves (preemptoff tracer)'
 	@echo '  qemu-bench-smoke the same module, small and short, in the qemu-kunit kernel'
 	@echo '                 (KASAN, lockdep): its checks, not its numbers'
 	@echo '  mutants        delete, one at a time, lines of the fixes of the v2 defects'
@@ -74,10 +78,12 @@ help:
 	@echo '                 fail on each; about 4 minutes a mutant'
 	@echo '  test           every test: tool self-tests, series checks, check-wmm,'
 	@echo '                 test-userspace, qemu-kunit, check-c, qemu-sample,'
-	@echo '                 qemu-bench-smoke, qemu-kcsan'
+	@echo '                 qemu-bench-smoke, qemu-kcsan, qemu-kunit-i386'
 	@echo '  check-wmm      rosebush'"'"'s barriers under the Linux-kernel memory model:'
 	@echo '                 Documentation/litmus-tests/rosebush/, anchored in the code,'
 	@echo '                 by scripts/check-wmm.py (checked against the kernel'"'"'s own tests)'
+	@echo '  qemu-kunit-i386 the rosebush suite on 32-bit x86 (C only, lockdep, no KASAN)'
+	@echo '                 in qemu-system-i386, from kunit.py --arch=i386'
 	@echo '  check-c        W=1 and sparse (C=2) on the series'"'"' C files, in a build'
 	@echo '                 directory of their own (needs qemu-kunit'"'"'s .config)'
 	@echo '  check-patches  the series git-ams onto the pristine tree, matches the c/'
@@ -122,6 +128,9 @@ check-c: tree
 check-wmm: tree
 	@$(RB) scripts/check-wmm.sh
 
+qemu-kunit-i386: tree
+	@KUNIT_ARCH=i386 KUNIT_SUITES=rosebush $(RB) scripts/qemu-kunit.sh i386 $(KUNIT_I386_CONFIGS)
+
 qemu-kcsan: tree
 	@KUNIT_SUITES="$(KUNIT_KCSAN_SUITES)" $(RB) scripts/qemu-kunit.sh kcsan $(KUNIT_KCSAN_CONFIGS)
 
@@ -156,6 +165,15 @@ qemu-bench: tree
 		KBENCH_CONTENTION_ARGS="$(KBENCH_CONTENTION_ARGS)" \
 		$(RB) scripts/qemu-bench.sh bench $(QEMU_BENCH_MODES)
 
+# The longest section with preemption off while a rosebush of 10^6, then
+# 10^7, entries grows and halves: the benchmark kernel with the
+# preemptoff tracer (latency.config), in its own build directory.
+KUNIT_LATENCY_CONFIGS := $(KUNIT_BENCH_CONFIGS) tests/kunit/latency.config
+qemu-bench-latency: tree
+	@KUNIT_BUILD_ONLY=1 $(RB) scripts/qemu-kunit.sh latency $(KUNIT_LATENCY_CONFIGS)
+	@KBENCH_INIT=latency-init.sh KBENCH_RESIZE_ARGS="$(KBENCH_RESIZE_ARGS)" \
+		$(RB) scripts/qemu-bench.sh latency resize
+
 # Small sizes, 4 threads of 2 objects: a debug kernel's buckets hold 12.
 qemu-bench-smoke: tree
 	@KUNIT_BUILD_ONLY=1 $(RB) scripts/qemu-kunit.sh kunit $(KUNIT_CONFIGS)
@@ -181,6 +199,7 @@ test: test-tools check-patches check-tree
 	@$(MAKE) --no-print-directory qemu-sample
 	@$(MAKE) --no-print-directory qemu-bench-smoke
 	@$(MAKE) --no-print-directory qemu-kcsan
+	@$(MAKE) --no-print-directory qemu-kunit-i386
 	@echo 'rosebush: make test passed'
 
 clean:

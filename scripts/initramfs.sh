@@ -6,7 +6,8 @@
 # Write OUT (a cpio archive, with its list beside it as OUT.list) for the
 # kernel in BUILD: busybox-static as /bin/busybox, INIT as /init, and the
 # module KO, if given, at the root, made by the tree's own
-# usr/gen_init_cpio.  /dev holds the console, /dev/kmsg (an init's own
+# usr/gen_init_cpio (BUSYBOX names another busybox, one of the
+# kernel's architecture).  /dev holds the console, /dev/kmsg (an init's own
 # lines go there, so that they are whole kernel log records that no other
 # record can split) and /dev/ttyS1 (the second serial port, not a console:
 # qemu/kunit-init.sh copies the KUnit results to it).  Used by
@@ -24,7 +25,7 @@ nod /dev/ttyS1 0600 0 0 c 4 65
 dir /proc 0755 0 0
 dir /sys 0755 0 0
 dir /bin 0755 0 0
-file /bin/busybox $(command -v busybox) 0755 0 0
+file /bin/busybox ${BUSYBOX:-$(command -v busybox)} 0755 0 0
 file /init $init 0755 0 0
 LIST
 	[ -z "$ko" ] || echo "file /$(basename "$ko") $ko 0644 0 0"

@@ -46,13 +46,15 @@ if grep -q 'warning:' "$out/$name-build.log"; then
 	exit 1
 fi
 
-"$top/scripts/initramfs.sh" "$build" "$out/initramfs-$name.cpio" "$top/qemu/bench-init.sh" "$ko"
+"$top/scripts/initramfs.sh" "$build" "$out/initramfs-$name.cpio" \
+	"$top/qemu/${KBENCH_INIT:-bench-init.sh}" "$ko"
 
 rc=0
 for mode in "${modes[@]}"; do
 	case $mode in
 	table)	smp=2; args=${KBENCH_TABLE_ARGS:-} ;;
 	contention) smp=${KBENCH_CONTENTION_SMP:-8}; args=${KBENCH_CONTENTION_ARGS:-} ;;
+	resize)	smp=2; args=${KBENCH_RESIZE_ARGS:-sizes=1000000,10000000} ;;
 	*)	echo "qemu-bench: unknown mode $mode" >&2; exit 2 ;;
 	esac
 	cmdline="console=ttyS0 kunit.enable=0 panic=-1 printk.devkmsg=on kbench.mode=$mode"

@@ -24,7 +24,9 @@
 # Environment: KUNIT_FILTER (a kunit.filter_glob, e.g. "rosebush.*" or
 # "rosebush.rbh_*"), KUNIT_KERNEL_ARGS (more kernel parameters, e.g.
 # "kcsan.skip_watch=500"), KUNIT_SUITES (suites that must have run),
-# KUNIT_BUILD_ONLY=1 (configure and build, do not run).
+# KUNIT_BUILD_ONLY=1 (configure and build, do not run), KUNIT_ARCH
+# (x86_64, or i386 for the 32-bit run: kunit.py --arch, qemu/ARCH.py,
+# qemu-system-ARCH and Debian's busybox-static of that architecture).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -44,7 +46,13 @@ mkdir -p "$build" "$CCACHE_DIR"
 cd "$linux"
 # Rust is built with clippy (CLIPPY=1); kunit.py prints what the build
 # wrote to stderr, so the warnings of whatever was recompiled.
-opts=(--arch=x86_64 --qemu_config="$top/qemu/x86_64.py"
+arch=${KUNIT_ARCH:-x86_64}
+case $arch in
+x86_64) busybox=$(command -v busybox) ;;
+i386) busybox=/opt/busybox-i386/usr/bin/busybox ;;
+*) echo "qemu-kunit.sh: no KUNIT_ARCH $arch" >&2; exit 1 ;;
+esac
+opts=(--arch="$arch" --qemu_config="$top/qemu/$arch.py"
       --build_dir="$build" --jobs="$(nproc)"
       --make_options LLVM=1 --make_options "CC=ccache clang"
       --make_options CLIPPY=1 "${configs[@]}")
@@ -68,7 +76,7 @@ if [ -n "${KUNIT_BUILD_ONLY:-}" ]; then
 fi
 rm -f "$build/test.log" "$build/results-raw.ktap"
 
-"$top/scripts/initramfs.sh" "$build" "$build/kunit-initramfs.cpio" "$top/qemu/kunit-init.sh"
+BUSYBOX=$busybox "$top/scripts/initramfs.sh" "$build" "$build/kunit-initramfs.cpio" "$top/qemu/kunit-init.sh"
 cmdline="console=ttyS0 panic=-1 printk.devkmsg=on kunit.enable=1"
 if [ -n "${KUNIT_FILTER:-}" ]; then
 	cmdline="$cmdline kunit.filter_glob=$KUNIT_FILTER"
@@ -83,8 +91,10 @@ start=$(date +%s)
 qrc=0
 # kunit.py's own QEMU parameters (kunit_kernel.py) and qemu/x86_64.py's
 # (two vCPUs, TCG), plus the initramfs and ttyS1.
-timeout 900 qemu-system-x86_64 -nodefaults -m 1024 -smp 2 -accel tcg \
-	-bios qboot.rom -nographic -no-reboot \
+bios=(-bios qboot.rom)
+[ "$arch" = x86_64 ] || bios=()
+timeout 900 "qemu-system-$arch" -nodefaults -m 1024 -smp 2 -accel tcg \
+	"${bios[@]}" -nographic -no-reboot \
 	-serial stdio -serial "file:$build/results-raw.ktap" \
 	-kernel "$build/arch/x86/boot/bzImage" \
 	-initrd "$build/kunit-initramfs.cpio" -append "$cmdline" \

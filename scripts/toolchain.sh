@@ -108,6 +108,31 @@ APT
 	installed=1
 fi
 
+# busybox for the initramfs of kernels of other architectures (make
+# qemu-kunit-i386): Debian's busybox-static of each, unpacked into
+# /opt/busybox-ARCH, as it cannot be installed beside the host's.
+FOREIGN_ARCHES=(i386)
+want=$(printf '%s\n' "${FOREIGN_ARCHES[@]}" | sha1sum | cut -d' ' -f1)
+if [ "$(cat "$ROSEBUSH_ROOT/.stamp-foreign" 2>/dev/null)" != "$want" ]; then
+	rb_log "fetching busybox-static for ${FOREIGN_ARCHES[*]}"
+	cp /etc/resolv.conf "$ROSEBUSH_ROOT/etc/resolv.conf"
+	rb_run sh -c 'set -e
+		for a in "$@"; do dpkg --add-architecture "$a"; done
+		apt-get update -qq
+		mkdir -p /tmp/foreign && cd /tmp/foreign
+		for a in "$@"; do
+			rm -f ./*.deb
+			apt-get download -qq "busybox-static:$a" 2>/dev/null
+			rm -rf "/opt/busybox-$a"
+			mkdir -p "/opt/busybox-$a"
+			dpkg-deb -x ./busybox-static_*.deb "/opt/busybox-$a"
+			rm -f ./*.deb
+			test -x "/opt/busybox-$a/usr/bin/busybox"
+		done' sh "${FOREIGN_ARCHES[@]}"
+	echo "$want" > "$ROSEBUSH_ROOT/.stamp-foreign"
+	installed=1
+fi
+
 # Targets that merely need the toolchain set QUIET=1: print the versions
 # only when asked for (make toolchain) or when something was installed.
 if [ "${QUIET:-0}" != 1 ] || [ -n "${installed:-}" ]; then

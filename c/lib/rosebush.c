@@ -15,6 +15,7 @@
 #include <linux/lockdep.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
+#include <linux/mutex.h>
 #include <linux/prefetch.h>
 #include <linux/rcupdate.h>
 #include <linux/rosebush.h>
@@ -191,6 +192,17 @@ static bool rbh_entry_free(struct rbh_bucket *bucket, unsigned int g,
 
 static_assert((sizeof(void *) << RBH_MAX_DEPTH) <= INT_MAX);
 
+/*
+ * A grow or a halving copies this many slots of the current table at a
+ * time under the resize lock, then lets others have it: see "Resizing in
+ * bounded steps" in Documentation/core-api/rosebush.rst.  A power of two,
+ * at least 4; the userspace tests make it small.
+ */
+#ifndef RBH_RESIZE_STEP
+#define RBH_RESIZE_STEP		1024UL
+#endif
+static_assert(!(RBH_RESIZE_STEP & (RBH_RESIZE_STEP - 1)) && RBH_RESIZE_STEP >= 4);
+
 static size_t rbh_table_bytes(unsigned int depth)
 {
 	return max(sizeof(void *) << depth, (size_t)RBH_MIN_TABLE_BYTES);
@@ -233,7 +245,6 @@ struct rbh_spares {
 	unsigned int nr;
 	void *table;
 	unsigned int table_depth;
-	void *old_table;		/* to free after a grace period */
 };
 
 static struct rbh_bucket *rbh_spare(struct rbh_spares *spares)
@@ -285,8 +296,6 @@ static void rbh_spares_free(struct rbh_spares *spares)
 	while (spares->nr)
 		kfree(rbh_spare(spares));
 	kvfree(spares->table);
-	if (spares->old_table)
-		kvfree_rcu_mightsleep(spares->old_table);
 }
 
 /*
@@ -320,6 +329,44 @@ static void rbh_publish_table(struct rbh *rbh,
 {
 	/* Pairs with rcu_dereference() in rbh_table_word() and rbh_next() */
 	rcu_assign_pointer(rbh->rbh_table, rbh_tag(table, depth));
+}
+
+/*
+ * Point slot @i of the current @table at @bucket, and the slots that a
+ * resize filling the next table has already copied from it: the next
+ * table says what the current one does when the resize publishes it.
+ */
+static void rbh_set_slot(struct rbh *rbh, struct rbh_bucket __rcu **table,
+			 unsigned long i, struct rbh_bucket *bucket)
+{
+	struct rbh_bucket __rcu **next = rbh->rbh_next_table;
+
+	lockdep_assert_held(&rbh->rbh_resize_lock);
+	/* Pairs with rbh_dereference() of the slot in rbh_next() */
+	rcu_assign_pointer(table[i], bucket);
+	if (!next || i >= rbh->rbh_next_copied)
+		return;
+	/* Not visible until it is published */
+	if (rbh->rbh_next_grows) {
+		RCU_INIT_POINTER(next[2 * i], bucket);
+		RCU_INIT_POINTER(next[2 * i + 1], bucket);
+	} else if (!(i & 1)) {
+		RCU_INIT_POINTER(next[i / 2], bucket);
+	}
+}
+
+/*
+ * Buckets one less deep than the current table of depth @depth, in the
+ * range that starts at slot @first, were made (@n > 0) or merged away:
+ * a halving counts those it has copied, which will be as deep as its
+ * table.  Ranges of such buckets (four slots at most) are never split
+ * between two steps.
+ */
+static void rbh_next_deep_add(struct rbh *rbh, unsigned long first, int n)
+{
+	if (rbh->rbh_next_table && !rbh->rbh_next_grows &&
+	    first < rbh->rbh_next_copied)
+		rbh->rbh_next_deep += n;
 }
 
 static struct rbh_bucket *rbh_slot_locked(struct rbh *rbh,
@@ -787,7 +834,7 @@ static void rbh_split(struct rbh *rbh, struct rbh_bucket *old, u32 key,
 	first = rbh_index(key, d) << (depth - d);
 	nr = 1UL << (depth - d);
 	for (i = 0; i < nr; i++)
-		rcu_assign_pointer(table[first + i], new[i >= nr / 2]);
+		rbh_set_slot(rbh, table, first + i, new[i >= nr / 2]);
 
 	WRITE_ONCE(old->h.flags, old->h.flags | RBH_DEAD);
 	/* Freed after a grace period, so unlocking it below is safe */
@@ -797,32 +844,94 @@ static void rbh_split(struct rbh *rbh, struct rbh_bucket *old, u32 key,
 	WRITE_ONCE(rbh->rbh_nr_buckets, rbh->rbh_nr_buckets + 1);
 	if (d + 1 == depth)
 		WRITE_ONCE(rbh->rbh_nr_deep, rbh->rbh_nr_deep + 2);
+	else if (d + 2 == depth)
+		rbh_next_deep_add(rbh, first, 2);
 }
 
 /*
- * Double the table: slots 2i and 2i + 1 of the new table both point to
- * the bucket in slot i of the old one.  The old table is freed after a
- * grace period, once the caller has dropped its locks.
+ * Fill @new, a table of depth @new_depth, from the current table of depth
+ * @depth, one step of RBH_RESIZE_STEP slots at a time under the resize
+ * lock, then publish it.  Doubling, slots 2i and 2i + 1 of @new both
+ * point to the bucket in slot i; halving, slot i points to the bucket in
+ * slot 2i, which no bucket as deep as the current table may stop.
+ * Changes to the current table meanwhile go to the copied part of @new
+ * as well (rbh_set_slot()).  Called with the resize mutex held, and
+ * without the resize lock; may sleep between steps.
+ * Return: true if @new is the table now, false if the table was not of
+ * depth @depth or could not halve (the caller still owns @new).
  */
-static void rbh_grow(struct rbh *rbh, struct rbh_spares *spares)
+static bool rbh_resize_steps(struct rbh *rbh, struct rbh_bucket __rcu **new,
+			     unsigned int depth, unsigned int new_depth)
 {
-	unsigned int depth;
-	struct rbh_bucket __rcu **old = rbh_table_locked(rbh, &depth);
-	struct rbh_bucket __rcu **new = spares->table;
-	unsigned long i;
+	struct rbh_bucket __rcu **old;
+	bool grows = new_depth > depth;
+	struct rbh_bucket *bucket;
+	unsigned long i = 0, end;
+	unsigned int now;
 
-	for (i = 0; i < (1UL << depth); i++) {
-		struct rbh_bucket *bucket = rbh_slot_locked(rbh, old, i);
-
-		RCU_INIT_POINTER(new[2 * i], bucket);
-		RCU_INIT_POINTER(new[2 * i + 1], bucket);
+	lockdep_assert_held(&rbh->rbh_resize_mutex);
+	spin_lock(&rbh->rbh_resize_lock);
+	old = rbh_table_locked(rbh, &now);
+	if (!old || now != depth) {
+		spin_unlock(&rbh->rbh_resize_lock);
+		return false;
 	}
-	spares->table = NULL;
-	spares->table_depth = 0;
-	spares->old_table = old;
-	rbh_publish_table(rbh, new, depth + 1);
-	WRITE_ONCE(rbh->rbh_nr_deep, 0);
-	WRITE_ONCE(rbh->rbh_grows, rbh->rbh_grows + 1);
+	rbh->rbh_next_table = new;
+	rbh->rbh_next_grows = grows;
+	rbh->rbh_next_deep = 0;
+	rbh->rbh_next_copied = 0;
+	for (;;) {
+		/* A bucket as deep as the table stops a halving */
+		if (!grows && rbh->rbh_nr_deep) {
+			rbh->rbh_next_table = NULL;
+			spin_unlock(&rbh->rbh_resize_lock);
+			return false;
+		}
+		end = min(i + RBH_RESIZE_STEP, 1UL << depth);
+		for (; i < end; i++) {
+			bucket = rbh_slot_locked(rbh, old, i);
+			if (grows) {
+				RCU_INIT_POINTER(new[2 * i], bucket);
+				RCU_INIT_POINTER(new[2 * i + 1], bucket);
+			} else if (!(i & 1)) {
+				RCU_INIT_POINTER(new[i / 2], bucket);
+				if (bucket->h.depth == new_depth)
+					rbh->rbh_next_deep++;
+			}
+		}
+		rbh->rbh_next_copied = end;
+		if (end == 1UL << depth)
+			break;
+		spin_unlock(&rbh->rbh_resize_lock);
+		cond_resched();
+		spin_lock(&rbh->rbh_resize_lock);
+	}
+	rbh->rbh_next_table = NULL;
+	WRITE_ONCE(rbh->rbh_nr_deep, grows ? 0 : rbh->rbh_next_deep);
+	rbh_publish_table(rbh, new, new_depth);
+	if (grows)
+		WRITE_ONCE(rbh->rbh_grows, rbh->rbh_grows + 1);
+	else
+		WRITE_ONCE(rbh->rbh_shrinks, rbh->rbh_shrinks + 1);
+	spin_unlock(&rbh->rbh_resize_lock);
+	kvfree_rcu_mightsleep(old);
+	return true;
+}
+
+/*
+ * Double the table of depth @depth into the table in @spares, unless
+ * another thread did first.  Inserters that need a larger table sleep on
+ * the resize mutex until the grow is done.  Called without locks.
+ */
+static void rbh_grow(struct rbh *rbh, struct rbh_spares *spares,
+		     unsigned int depth)
+{
+	mutex_lock(&rbh->rbh_resize_mutex);
+	if (rbh_resize_steps(rbh, spares->table, depth, depth + 1)) {
+		spares->table = NULL;
+		spares->table_depth = 0;
+	}
+	mutex_unlock(&rbh->rbh_resize_mutex);
 }
 
 /* Is the overflow bucket that takes the locked @primary's new entries full? */
@@ -899,8 +1008,9 @@ static int rbh_first_table(struct rbh *rbh, struct rbh_spares *spares)
  * the resize lock held.  Needs memory from @spares.  Without @may_grow
  * (a deeper table could not be allocated), a full bucket as deep as the
  * table gets an overflow bucket instead.
- * Return: 0 when the caller should try again, or 1 when @spares must be
- * refilled to *@nr buckets and a table of depth *@table_depth.
+ * Return: 0 when the caller should try again, 1 when @spares must be
+ * refilled to *@nr buckets and a table of depth *@table_depth, or 2 when
+ * the table, of depth *@table_depth - 1, must double into it first.
  */
 static int rbh_make_room_locked(struct rbh *rbh, u32 key, void *p,
 				bool contended, bool may_grow,
@@ -959,10 +1069,9 @@ static int rbh_make_room_locked(struct rbh *rbh, u32 key, void *p,
 		goto refill;
 	}
 	if (d == depth) {
-		/* One old table per call: start again after a second grow */
-		if (spares->old_table)
-			goto unlock;
-		rbh_grow(rbh, spares);
+		spin_unlock(&bucket->h.lock);
+		*table_depth = depth + 1;
+		return 2;
 	}
 	rbh_split(rbh, bucket, key, spares,
 		  contended ? RBH_CONTENTION_HOLD : 0);
@@ -1003,6 +1112,16 @@ static int rbh_make_room(struct rbh *rbh, u32 key, void *p, bool contended)
 		spin_unlock(&rbh->rbh_resize_lock);
 		if (!err)
 			break;
+		if (err == 2) {
+			/* A contended bucket is not worth waiting for */
+			if (contended &&
+			    mutex_is_locked(&rbh->rbh_resize_mutex)) {
+				err = 0;
+				break;
+			}
+			rbh_grow(rbh, &spares, table_depth - 1);
+			continue;
+		}
 		err = rbh_spares_fill(&spares, nr, table_depth);
 		if (err > 0) {
 			/*
@@ -1078,7 +1197,8 @@ static int rbh_add(struct rbh *rbh, u32 hash, void *p)
  * on its own.  Lookups find @p as soon as this function returns.
  *
  * Context: Process context.  Takes and releases a bucket lock and maybe
- * the resize lock; may sleep to allocate memory with GFP_KERNEL.
+ * the resize lock, and, to double the table, the resize mutex; may sleep
+ * to allocate memory with GFP_KERNEL or to wait for a resize.
  * Return: 0 on success, -EINVAL if @p is NULL, -ENOMEM if memory could not
  * be allocated (nothing is then stored).
  */
@@ -1100,7 +1220,8 @@ EXPORT_SYMBOL_GPL(rbh_insert);
  * rbh_release().  Lookups skip the reserved slot until it is used.
  *
  * Context: Process context.  Takes and releases a bucket lock and maybe
- * the resize lock; may sleep to allocate memory with GFP_KERNEL.
+ * the resize lock, and, to double the table, the resize mutex; may sleep
+ * to allocate memory with GFP_KERNEL or to wait for a resize.
  * Return: 0 on success, -ENOMEM if memory could not be allocated (nothing
  * is then reserved).
  */
@@ -1316,7 +1437,7 @@ static void rbh_merge_locked(struct rbh *rbh, u32 key, bool cool)
 		/* Pairs with smp_load_acquire() in rbh_walk_next() */
 		smp_store_release(&lo->h.depth, d - 1);
 		for (i = 0; i < nr; i++)
-			rcu_assign_pointer(table[first + nr + i], lo);
+			rbh_set_slot(rbh, table, first + nr + i, lo);
 		WRITE_ONCE(hi->h.flags, hi->h.flags | RBH_DEAD);
 		spin_unlock(&hi->h.lock);
 		spin_unlock(&lo->h.lock);
@@ -1325,6 +1446,8 @@ static void rbh_merge_locked(struct rbh *rbh, u32 key, bool cool)
 		WRITE_ONCE(rbh->rbh_nr_buckets, rbh->rbh_nr_buckets - 1);
 		if (d == depth)
 			WRITE_ONCE(rbh->rbh_nr_deep, rbh->rbh_nr_deep - 2);
+		else if (d + 1 == depth)
+			rbh_next_deep_add(rbh, first, -2);
 		WRITE_ONCE(rbh->rbh_merges, rbh->rbh_merges + 1);
 	}
 }
@@ -1386,7 +1509,7 @@ static struct rbh_bucket *rbh_fold_locked(struct rbh *rbh, u32 key,
 	first = rbh_index(key, d) << (depth - d);
 	nr = 1UL << (depth - d);
 	for (i = 0; i < nr; i++)
-		rcu_assign_pointer(table[first + i], new);
+		rbh_set_slot(rbh, table, first + i, new);
 	WRITE_ONCE(old->h.flags, old->h.flags | RBH_DEAD);
 	rbh_retire(old);
 	spin_unlock(&old->h.lock);
@@ -1401,48 +1524,32 @@ enum rbh_halve {
 
 /*
  * Halve the table if no bucket is as deep as it.  Slot i of the new table
- * is slot 2i of the old one, which slot 2i + 1 shares.  The old table goes
- * to kvfree_rcu_mightsleep(), which waits for a grace period only if it
- * cannot allocate the memory to queue it.  Called by the shrink work.
+ * is slot 2i of the old one, which slot 2i + 1 shares, copied in steps by
+ * rbh_resize_steps().  The old table goes to kvfree_rcu_mightsleep(),
+ * which waits for a grace period only if it cannot allocate the memory to
+ * queue it.  Called by the shrink work.
  */
 static enum rbh_halve rbh_halve(struct rbh *rbh)
 {
-	struct rbh_bucket __rcu **old, **new;
-	unsigned int depth, want, deep = 0;
-	unsigned long i;
+	struct rbh_bucket __rcu **new;
+	enum rbh_halve result;
+	unsigned int depth;
 
-	spin_lock(&rbh->rbh_resize_lock);
-	old = rbh_table_locked(rbh, &depth);
-	want = depth;
-	spin_unlock(&rbh->rbh_resize_lock);
-	if (!old || depth < 2 || READ_ONCE(rbh->rbh_nr_deep))
+	if (!rbh_untag(rbh_table_peek(rbh), &depth) || depth < 2 ||
+	    READ_ONCE(rbh->rbh_nr_deep))
 		return RBH_HALVE_NOT_NEEDED;
 
-	new = rbh_alloc_table(want - 1, GFP_KERNEL | __GFP_NOWARN);
+	new = rbh_alloc_table(depth - 1, GFP_KERNEL | __GFP_NOWARN);
 	if (!new)
 		return RBH_HALVE_NO_MEMORY;
 
-	spin_lock(&rbh->rbh_resize_lock);
-	old = rbh_table_locked(rbh, &depth);
-	if (!old || depth != want || rbh->rbh_nr_deep) {
-		spin_unlock(&rbh->rbh_resize_lock);
+	mutex_lock(&rbh->rbh_resize_mutex);
+	result = rbh_resize_steps(rbh, new, depth, depth - 1) ?
+			RBH_HALVED : RBH_HALVE_NOT_NEEDED;
+	mutex_unlock(&rbh->rbh_resize_mutex);
+	if (result != RBH_HALVED)
 		kvfree(new);
-		return RBH_HALVE_NOT_NEEDED;
-	}
-	for (i = 0; i < (1UL << (depth - 1)); i++) {
-		struct rbh_bucket *bucket = rbh_slot_locked(rbh, old, 2 * i);
-
-		RCU_INIT_POINTER(new[i], bucket);
-		if (bucket->h.depth == depth - 1)
-			deep++;
-	}
-	WRITE_ONCE(rbh->rbh_nr_deep, deep);
-	rbh_publish_table(rbh, new, depth - 1);
-	WRITE_ONCE(rbh->rbh_shrinks, rbh->rbh_shrinks + 1);
-	spin_unlock(&rbh->rbh_resize_lock);
-
-	kvfree_rcu_mightsleep(old);
-	return RBH_HALVED;
+	return result;
 }
 
 /* Is the table deeper than any bucket? */
@@ -2182,6 +2289,7 @@ void rbh_init(struct rbh *rbh)
 	memset(rbh, 0, sizeof(*rbh));
 	spin_lock_init(&rbh->rbh_resize_lock);
 	spin_lock_init(&rbh->rbh_shrink_lock);
+	mutex_init(&rbh->rbh_resize_mutex);
 }
 EXPORT_SYMBOL_GPL(rbh_init);
 

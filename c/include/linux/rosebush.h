@@ -13,6 +13,7 @@
 #include <linux/gfp_types.h>
 #include <linux/hash.h>
 #include <linux/limits.h>
+#include <linux/mutex_types.h>
 #include <linux/rcupdate.h>
 #include <linux/spinlock_types.h>
 #include <linux/types.h>
@@ -47,6 +48,17 @@ struct rbh {
 	/* Under rbh_resize_lock: primary buckets, and those at full depth */
 	unsigned int rbh_nr_buckets;
 	unsigned int rbh_nr_deep;
+	/*
+	 * Under rbh_resize_lock, while a resize fills the next table in
+	 * steps: the table, whether it is larger, the slots of the current
+	 * table it has copied, and (halving) its buckets at its full depth.
+	 */
+	struct rbh_bucket __rcu **rbh_next_table;
+	bool rbh_next_grows;
+	unsigned int rbh_next_deep;
+	unsigned long rbh_next_copied;
+	/* Serialises resizes, which sleep between their steps */
+	struct mutex rbh_resize_mutex;
 	/* Statistics, under rbh_resize_lock */
 	unsigned long rbh_grows;
 	unsigned long rbh_shrinks;
@@ -74,6 +86,7 @@ struct rbh {
  */
 #define RBH_INIT(name) {						\
 	.rbh_resize_lock = __SPIN_LOCK_UNLOCKED(name.rbh_resize_lock),	\
+	.rbh_resize_mutex = __MUTEX_INITIALIZER(name.rbh_resize_mutex),	\
 	.rbh_shrink_lock = __SPIN_LOCK_UNLOCKED(name.rbh_shrink_lock),	\
 }
 

@@ -53,6 +53,13 @@
  * bucket holds, so no bucket ever fills: any split is a contention split.
  * Every interval prints the updates done and the rosebush's splits.
  *
+ * mode=resize fills one rosebush with each size in turn, then empties it,
+ * waiting for the shrink work, and prints how long each took and how many
+ * times the table grew and halved.  It is run in a kernel with the
+ * preemptoff tracer (make qemu-bench-latency), whose init reports the
+ * longest section with preemption disabled: with the table copied in one
+ * go under the resize lock, a grow or a halving of a large table.
+ *
  * The numbers are meant to be compared with each other: under QEMU TCG,
  * which does not model caches, only the ratios mean anything.
  *
@@ -86,6 +93,8 @@
 
 #define BENCH_MAX_SIZES		8
 #define BENCH_MAX_ENTRIES	4000000UL
+/* mode=resize stores nothing else: 10^7 objects fit in the guest */
+#define BENCH_MAX_RESIZE_ENTRIES 10000000UL
 #define BENCH_MAX_REPEATS	15
 #define BENCH_MAX_OPS		(16UL << 20)
 /* Small sizes are filled and emptied this many times in all, at least */
@@ -121,7 +130,7 @@ static struct {
 };
 
 module_param_named(mode, opt.mode, charp, 0444);
-MODULE_PARM_DESC(mode, "\"table\" (default): compare the structures; \"contention\": rosebush's contention splits");
+MODULE_PARM_DESC(mode, "\"table\" (default): compare the structures; \"contention\": rosebush's contention splits; \"resize\": fill and empty a rosebush");
 module_param_array_named(sizes, opt.sizes, ulong, &opt.nr_sizes, 0444);
 MODULE_PARM_DESC(sizes, "table: entries of each measurement, up to 8 sizes of at most 4000000 (default 1000,10000,100000,1000000)");
 module_param_named(repeats, opt.repeats, uint, 0444);
@@ -140,6 +149,7 @@ module_param_named(interval_ms, opt.interval_ms, uint, 0444);
 MODULE_PARM_DESC(interval_ms, "contention: length of an interval in ms (default 200)");
 
 static bool bench_contention_mode;
+static bool bench_resize_mode;
 
 /* 32 bytes, padded to a cache line */
 struct bench_obj {
@@ -1465,22 +1475,88 @@ out:
 	return err;
 }
 
+/* ---- resize ---- */
+
+/* Fill a rosebush with @n entries, then empty it: grows, then halvings */
+static int bench_resize_one(unsigned long n)
+{
+	struct rbh_stats stats;
+	unsigned long i;
+	u64 t0, t1, t2;
+	int err = 0;
+
+	err = bench_objs_grow(n);
+	if (err)
+		return err;
+	rbh_init(&bench_rbh);
+	t0 = ktime_get_ns();
+	for (i = 0; i < n && !err; i++) {
+		err = bench_rbh_insert(bench_objs[i]);
+		bench_resched(i);
+	}
+	t1 = ktime_get_ns();
+	rbh_stats(&bench_rbh, &stats);
+	pr_info("resize: %lu entries: inserted in %llu ms, %lu table slots, %lu grows\n",
+		n, (t1 - t0) / NSEC_PER_MSEC, stats.table_slots, stats.grows);
+	for (i = 0; i < n && !err; i++) {
+		err = bench_rbh_remove(bench_objs[i]);
+		bench_resched(i);
+	}
+	bench_rbh_settle();
+	t2 = ktime_get_ns();
+	rbh_stats(&bench_rbh, &stats);
+	pr_info("resize: %lu entries: removed in %llu ms, %lu table slots, %lu halvings\n",
+		n, (t2 - t1) / NSEC_PER_MSEC, stats.table_slots, stats.shrinks);
+	if (err)
+		pr_err("resize: %lu entries: error %d\n", n, err);
+	bench_rbh_destroy();
+	return err;
+}
+
+static int bench_resize(void)
+{
+	unsigned long max_n = 0;
+	unsigned int size;
+	int err = 0;
+
+	for (size = 0; size < opt.nr_sizes; size++)
+		max_n = max(max_n, opt.sizes[size]);
+	bench_objs = kvcalloc(max_n, sizeof(*bench_objs), GFP_KERNEL);
+	if (!bench_objs) {
+		pr_err("out of memory for %lu objects\n", max_n);
+		return -ENOMEM;
+	}
+	for (size = 0; size < opt.nr_sizes && !err; size++)
+		err = bench_resize_one(opt.sizes[size]);
+	while (bench_nr_objs)
+		kmem_cache_free(bench_cache, bench_objs[--bench_nr_objs]);
+	kvfree(bench_objs);
+	bench_objs = NULL;
+	return err;
+}
+
 /* ---- module ---- */
 
 static int bench_check_params(void)
 {
 	unsigned int size;
 
+	unsigned long max = BENCH_MAX_ENTRIES;
+
 	if (!strcmp(opt.mode, "contention")) {
 		bench_contention_mode = true;
+	} else if (!strcmp(opt.mode, "resize")) {
+		bench_resize_mode = true;
+		max = BENCH_MAX_RESIZE_ENTRIES;
 	} else if (strcmp(opt.mode, "table")) {
-		pr_err("mode=%s: \"table\" or \"contention\" only\n", opt.mode);
+		pr_err("mode=%s: \"table\", \"contention\" or \"resize\" only\n",
+		       opt.mode);
 		return -EINVAL;
 	}
 	for (size = 0; size < opt.nr_sizes; size++) {
-		if (!opt.sizes[size] || opt.sizes[size] > BENCH_MAX_ENTRIES) {
+		if (!opt.sizes[size] || opt.sizes[size] > max) {
 			pr_err("sizes: %lu is not between 1 and %lu\n",
-			       opt.sizes[size], BENCH_MAX_ENTRIES);
+			       opt.sizes[size], max);
 			return -EINVAL;
 		}
 	}
@@ -1517,6 +1593,8 @@ static int __init bench_init(void)
 	}
 	if (bench_contention_mode)
 		err = bench_contention();
+	else if (bench_resize_mode)
+		err = bench_resize();
 	else
 		err = bench_table_mode();
 	kmem_cache_destroy(bench_cache);

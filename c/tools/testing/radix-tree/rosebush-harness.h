@@ -20,12 +20,21 @@
 #define CONFIG_PHYS_ADDR_T_64BIT 1
 
 #include <assert.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+/*
+ * cond_resched() yields in the tests, so that the threads waiting for a
+ * lock that a resize dropped between two steps get it.
+ */
+#ifndef RBH_HARNESS_PRODUCTION
+#define cond_resched()	sched_yield()
+#endif
 
 /* Before urcu.h, whose synchronize_rcu() must win over the empty one */
 #include <linux/kernel.h>
@@ -58,7 +67,12 @@ static inline bool rbh_harness_mutex_held(pthread_mutex_t *lock)
 		rbh_harness_tid = syscall(SYS_gettid);
 	return READ_ONCE(lock->__data.__owner) == rbh_harness_tid;
 }
-#define lockdep_assert_held(l)	WARN_ON_ONCE(!rbh_harness_mutex_held(l))
+/*
+ * spinlock_t is a pthread mutex here, and a struct mutex starts with one
+ * (shared/linux/mutex_types.h), so either may be checked.
+ */
+#define lockdep_assert_held(l)						\
+	WARN_ON_ONCE(!rbh_harness_mutex_held((pthread_mutex_t *)(void *)(l)))
 #endif
 
 /* Sleeping in an RCU read-side critical section is a bug. */
@@ -219,6 +233,15 @@ static inline void rbh_harness_kvfree_rcu(void *ptr)
 static inline void rbh_harness_rcu_flush(void)
 {
 }
+#endif
+
+/*
+ * Resizes copy the table a few slots at a time here, dropping the resize
+ * lock between steps, so that the tests' writers change the table in
+ * the middle of nearly every resize; a benchmark keeps the kernel's step.
+ */
+#if !defined(RBH_HARNESS_PRODUCTION) && !defined(RBH_RESIZE_STEP)
+#define RBH_RESIZE_STEP		4UL
 #endif
 
 #include "../../../lib/rosebush.c"
