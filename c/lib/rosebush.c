@@ -263,11 +263,7 @@ static void rbh_spare_put(struct rbh_spares *spares, struct rbh_bucket *bucket)
 	spares->nr++;
 }
 
-/*
- * Called without locks: may sleep.
- * Return: 0, -ENOMEM if a bucket could not be allocated, or 1 if only
- * the table could not.
- */
+/* Called without locks: may sleep.  The table is only the first one. */
 static int rbh_spares_fill(struct rbh_spares *spares, unsigned int nr,
 			   unsigned int table_depth)
 {
@@ -281,11 +277,9 @@ static int rbh_spares_fill(struct rbh_spares *spares, unsigned int nr,
 	if (table_depth && spares->table_depth != table_depth) {
 		kvfree(spares->table);
 		spares->table_depth = 0;
-		/* A failure is not an error, unless it is the first table */
-		spares->table = rbh_alloc_table(table_depth, GFP_KERNEL |
-						__GFP_NOWARN);
+		spares->table = rbh_alloc_table(table_depth, GFP_KERNEL);
 		if (!spares->table)
-			return 1;
+			return -ENOMEM;
 		spares->table_depth = table_depth;
 	}
 	return 0;
@@ -339,15 +333,15 @@ static void rbh_publish_table(struct rbh *rbh,
 static void rbh_set_slot(struct rbh *rbh, struct rbh_bucket __rcu **table,
 			 unsigned long i, struct rbh_bucket *bucket)
 {
-	struct rbh_bucket __rcu **next = rbh->rbh_next_table;
+	struct rbh_bucket __rcu **next = rbh->rbh_future_table;
 
 	lockdep_assert_held(&rbh->rbh_resize_lock);
 	/* Pairs with rbh_dereference() of the slot in rbh_next() */
 	rcu_assign_pointer(table[i], bucket);
-	if (!next || i >= rbh->rbh_next_copied)
+	if (!next || i >= rbh->rbh_future_copied)
 		return;
 	/* Not visible until it is published */
-	if (rbh->rbh_next_grows) {
+	if (rbh->rbh_future_grows) {
 		RCU_INIT_POINTER(next[2 * i], bucket);
 		RCU_INIT_POINTER(next[2 * i + 1], bucket);
 	} else if (!(i & 1)) {
@@ -362,11 +356,12 @@ static void rbh_set_slot(struct rbh *rbh, struct rbh_bucket __rcu **table,
  * table.  Ranges of such buckets (four slots at most) are never split
  * between two steps.
  */
-static void rbh_next_deep_add(struct rbh *rbh, unsigned long first, int n)
+static void rbh_future_deep_add(struct rbh *rbh, unsigned long first, int n)
 {
-	if (rbh->rbh_next_table && !rbh->rbh_next_grows &&
-	    first < rbh->rbh_next_copied)
-		rbh->rbh_next_deep += n;
+	lockdep_assert_held(&rbh->rbh_resize_lock);
+	if (rbh->rbh_future_table && !rbh->rbh_future_grows &&
+	    first < rbh->rbh_future_copied)
+		rbh->rbh_future_deep += n;
 }
 
 static struct rbh_bucket *rbh_slot_locked(struct rbh *rbh,
@@ -845,7 +840,7 @@ static void rbh_split(struct rbh *rbh, struct rbh_bucket *old, u32 key,
 	if (d + 1 == depth)
 		WRITE_ONCE(rbh->rbh_nr_deep, rbh->rbh_nr_deep + 2);
 	else if (d + 2 == depth)
-		rbh_next_deep_add(rbh, first, 2);
+		rbh_future_deep_add(rbh, first, 2);
 }
 
 /*
@@ -872,18 +867,19 @@ static bool rbh_resize_steps(struct rbh *rbh, struct rbh_bucket __rcu **new,
 	lockdep_assert_held(&rbh->rbh_resize_mutex);
 	spin_lock(&rbh->rbh_resize_lock);
 	old = rbh_table_locked(rbh, &now);
-	if (!old || now != depth) {
+	/* A grow is for a bucket as deep as the table: is there one still? */
+	if (!old || now != depth || (grows && !rbh->rbh_nr_deep)) {
 		spin_unlock(&rbh->rbh_resize_lock);
 		return false;
 	}
-	rbh->rbh_next_table = new;
-	rbh->rbh_next_grows = grows;
-	rbh->rbh_next_deep = 0;
-	rbh->rbh_next_copied = 0;
+	rbh->rbh_future_table = new;
+	rbh->rbh_future_grows = grows;
+	rbh->rbh_future_deep = 0;
+	rbh->rbh_future_copied = 0;
 	for (;;) {
 		/* A bucket as deep as the table stops a halving */
 		if (!grows && rbh->rbh_nr_deep) {
-			rbh->rbh_next_table = NULL;
+			rbh->rbh_future_table = NULL;
 			spin_unlock(&rbh->rbh_resize_lock);
 			return false;
 		}
@@ -896,18 +892,18 @@ static bool rbh_resize_steps(struct rbh *rbh, struct rbh_bucket __rcu **new,
 			} else if (!(i & 1)) {
 				RCU_INIT_POINTER(new[i / 2], bucket);
 				if (bucket->h.depth == new_depth)
-					rbh->rbh_next_deep++;
+					rbh->rbh_future_deep++;
 			}
 		}
-		rbh->rbh_next_copied = end;
+		rbh->rbh_future_copied = end;
 		if (end == 1UL << depth)
 			break;
 		spin_unlock(&rbh->rbh_resize_lock);
 		cond_resched();
 		spin_lock(&rbh->rbh_resize_lock);
 	}
-	rbh->rbh_next_table = NULL;
-	WRITE_ONCE(rbh->rbh_nr_deep, grows ? 0 : rbh->rbh_next_deep);
+	rbh->rbh_future_table = NULL;
+	WRITE_ONCE(rbh->rbh_nr_deep, grows ? 0 : rbh->rbh_future_deep);
 	rbh_publish_table(rbh, new, new_depth);
 	if (grows)
 		WRITE_ONCE(rbh->rbh_grows, rbh->rbh_grows + 1);
@@ -919,19 +915,36 @@ static bool rbh_resize_steps(struct rbh *rbh, struct rbh_bucket __rcu **new,
 }
 
 /*
- * Double the table of depth @depth into the table in @spares, unless
- * another thread did first.  Inserters that need a larger table sleep on
- * the resize mutex until the grow is done.  Called without locks.
+ * Double the table of depth @depth, unless another thread did first or no
+ * bucket is as deep as it any more.  The larger table is allocated under
+ * the resize mutex, so that inserters waiting for one grow do not each
+ * allocate a table; a contended split (@contended) does not wait for
+ * another resize.  Called without locks; sleeps.
+ * Return: 0 if the table grew or need not, -ENOMEM if the larger table
+ * could not be allocated, -EBUSY if @contended and a resize is running.
  */
-static void rbh_grow(struct rbh *rbh, struct rbh_spares *spares,
-		     unsigned int depth)
+static int rbh_grow(struct rbh *rbh, unsigned int depth, bool contended)
 {
-	mutex_lock(&rbh->rbh_resize_mutex);
-	if (rbh_resize_steps(rbh, spares->table, depth, depth + 1)) {
-		spares->table = NULL;
-		spares->table_depth = 0;
+	struct rbh_bucket __rcu **new;
+	unsigned int now;
+	int err = 0;
+
+	if (!contended)
+		mutex_lock(&rbh->rbh_resize_mutex);
+	else if (!mutex_trylock(&rbh->rbh_resize_mutex))
+		return -EBUSY;
+	/* A hint: rbh_resize_steps() checks again under the resize lock */
+	if (rbh_untag(rbh_table_peek(rbh), &now) && now == depth &&
+	    READ_ONCE(rbh->rbh_nr_deep)) {
+		new = rbh_alloc_table(depth + 1, GFP_KERNEL |
+				      __GFP_NOWARN);
+		if (!new)
+			err = -ENOMEM;
+		else if (!rbh_resize_steps(rbh, new, depth, depth + 1))
+			kvfree(new);
 	}
 	mutex_unlock(&rbh->rbh_resize_mutex);
+	return err;
 }
 
 /* Is the overflow bucket that takes the locked @primary's new entries full? */
@@ -1003,16 +1016,23 @@ static int rbh_first_table(struct rbh *rbh, struct rbh_spares *spares)
 	return 0;
 }
 
+/* What rbh_make_room_locked() asks of its caller */
+enum rbh_room {
+	RBH_ROOM_RETRY,		/* try the insertion again */
+	RBH_ROOM_REFILL,	/* allocate spares, then call again */
+	RBH_ROOM_GROW,		/* double the table, then call again */
+};
+
 /*
  * Make room for @key, or split its bucket because it is contended, with
  * the resize lock held.  Needs memory from @spares.  Without @may_grow
  * (a deeper table could not be allocated), a full bucket as deep as the
  * table gets an overflow bucket instead.
- * Return: 0 when the caller should try again, 1 when @spares must be
- * refilled to *@nr buckets and a table of depth *@table_depth, or 2 when
- * the table, of depth *@table_depth - 1, must double into it first.
+ * Return: RBH_ROOM_REFILL when @spares must hold *@nr buckets and a first
+ * table of depth *@table_depth; RBH_ROOM_GROW when the table, of depth
+ * *@table_depth - 1, must double first; otherwise RBH_ROOM_RETRY.
  */
-static int rbh_make_room_locked(struct rbh *rbh, u32 key, void *p,
+static enum rbh_room rbh_make_room_locked(struct rbh *rbh, u32 key, void *p,
 				bool contended, bool may_grow,
 				struct rbh_spares *spares,
 				unsigned int *nr, unsigned int *table_depth,
@@ -1025,7 +1045,8 @@ static int rbh_make_room_locked(struct rbh *rbh, u32 key, void *p,
 	if (!rbh_table_peek(rbh)) {
 		*nr = 2;
 		*table_depth = 1;
-		return rbh_first_table(rbh, spares);
+		return rbh_first_table(rbh, spares) ? RBH_ROOM_REFILL :
+						      RBH_ROOM_RETRY;
 	}
 
 	bucket = rbh_bucket(rbh, key);
@@ -1057,21 +1078,18 @@ static int rbh_make_room_locked(struct rbh *rbh, u32 key, void *p,
 		}
 	}
 
-	/*
-	 * Allocate everything first, so that a grow is always followed by
-	 * its split and an allocation failure changes nothing.
-	 */
-	needed = rbh_split_needs(bucket, key);
-	if (spares->nr < needed ||
-	    (d == depth && spares->table_depth != depth + 1)) {
-		*nr = needed;
-		*table_depth = d == depth ? depth + 1 : 0;
-		goto refill;
-	}
+	/* A bucket as deep as the table splits once the table has doubled */
 	if (d == depth) {
 		spin_unlock(&bucket->h.lock);
 		*table_depth = depth + 1;
-		return 2;
+		return RBH_ROOM_GROW;
+	}
+	/* Allocate everything first: an allocation failure changes nothing */
+	needed = rbh_split_needs(bucket, key);
+	if (spares->nr < needed) {
+		*nr = needed;
+		*table_depth = 0;
+		goto refill;
 	}
 	rbh_split(rbh, bucket, key, spares,
 		  contended ? RBH_CONTENTION_HOLD : 0);
@@ -1080,14 +1098,14 @@ static int rbh_make_room_locked(struct rbh *rbh, u32 key, void *p,
 			   rbh->rbh_contention_splits + 1);
 	else
 		WRITE_ONCE(rbh->rbh_splits, rbh->rbh_splits + 1);
-	return 0;
+	return RBH_ROOM_RETRY;
 
 unlock:
 	spin_unlock(&bucket->h.lock);
-	return 0;
+	return RBH_ROOM_RETRY;
 refill:
 	spin_unlock(&bucket->h.lock);
-	return 1;
+	return RBH_ROOM_REFILL;
 }
 
 /*
@@ -1101,41 +1119,30 @@ static int rbh_make_room(struct rbh *rbh, u32 key, void *p, bool contended)
 	struct rbh_spares spares = { };
 	unsigned int nr = 0, table_depth = 0;
 	bool placed = false, may_grow = true;
+	enum rbh_room room;
 	int err = 0;
 
 	for (;;) {
 		spin_lock(&rbh->rbh_resize_lock);
 		rcu_read_lock();
-		err = rbh_make_room_locked(rbh, key, p, contended, may_grow,
-					   &spares, &nr, &table_depth, &placed);
+		room = rbh_make_room_locked(rbh, key, p, contended, may_grow,
+					    &spares, &nr, &table_depth,
+					    &placed);
 		rcu_read_unlock();
 		spin_unlock(&rbh->rbh_resize_lock);
-		if (!err)
+		if (room == RBH_ROOM_RETRY)
 			break;
-		if (err == 2) {
-			/* A contended bucket is not worth waiting for */
-			if (contended &&
-			    mutex_is_locked(&rbh->rbh_resize_mutex)) {
-				err = 0;
+		if (room == RBH_ROOM_GROW) {
+			if (!rbh_grow(rbh, table_depth - 1, contended))
+				continue;
+			/* A contended bucket stays whole */
+			if (contended)
 				break;
-			}
-			rbh_grow(rbh, &spares, table_depth - 1);
-			continue;
-		}
-		err = rbh_spares_fill(&spares, nr, table_depth);
-		if (err > 0) {
-			/*
-			 * No deeper table: the entry goes to an overflow
-			 * chain, and a contended bucket stays whole.  With
-			 * no table at all, there is nowhere to go.
-			 */
-			if (contended || table_depth == 1) {
-				err = -ENOMEM;
-				break;
-			}
+			/* No deeper table: the entry goes to a chain */
 			may_grow = false;
 			continue;
 		}
+		err = rbh_spares_fill(&spares, nr, table_depth);
 		if (err)
 			break;
 	}
@@ -1447,7 +1454,7 @@ static void rbh_merge_locked(struct rbh *rbh, u32 key, bool cool)
 		if (d == depth)
 			WRITE_ONCE(rbh->rbh_nr_deep, rbh->rbh_nr_deep - 2);
 		else if (d + 1 == depth)
-			rbh_next_deep_add(rbh, first, -2);
+			rbh_future_deep_add(rbh, first, -2);
 		WRITE_ONCE(rbh->rbh_merges, rbh->rbh_merges + 1);
 	}
 }
@@ -1636,8 +1643,8 @@ static bool rbh_merge_now(struct rbh *rbh, u32 key)
  * at once if the resize lock is free, as a merge needs no memory and its
  * lines are in this CPU's cache; otherwise, and for a fold (which needs a
  * new bucket) or a halving (a new table), hand the key to the shrink
- * work.  A removal never waits for the resize lock: a grow holds it while
- * it copies the whole table.
+ * work.  A removal never waits for the resize lock, which splits, merges
+ * and each step of a resize hold.
  */
 static void rbh_removed(struct rbh *rbh, u32 key, unsigned int d,
 			bool fold, bool merge)
@@ -1763,7 +1770,7 @@ static void rbh_shrink_walk(struct rbh *rbh)
  * The shrink work: fold and merge the buckets whose keys removals handed
  * over (or all of them, if too many were), then halve the table as far
  * as it will go.  A fold or a merge holds the resize lock for a bounded
- * time; a halving still holds it while it copies half the table.
+ * time, and a halving for one step at a time (rbh_resize_steps()).
  */
 static void rbh_shrink_worker(struct work_struct *work)
 {
@@ -2466,6 +2473,8 @@ static void rbh_free_all(struct rbh *rbh,
 		return;
 	/* No removal may queue the work now: the caller owns the rosebush */
 	cancel_work_sync(&rbh->rbh_shrink_work);
+	/* Nor may an insertion be growing the table */
+	WARN_ON_ONCE(rbh->rbh_future_table);
 	rbh_check_idle(&rbh->rbh_resize_lock);
 	rbh_check_idle(&rbh->rbh_shrink_lock);
 	/* The caller owns the rosebush */

@@ -50,13 +50,13 @@ struct rbh {
 	unsigned int rbh_nr_deep;
 	/*
 	 * Under rbh_resize_lock, while a resize fills the next table in
-	 * steps: the table, whether it is larger, the slots of the current
-	 * table it has copied, and (halving) its buckets at its full depth.
+	 * steps: the table, the slots of the current table it has copied,
+	 * (halving) its buckets at its full depth, and whether it is larger.
 	 */
-	struct rbh_bucket __rcu **rbh_next_table;
-	bool rbh_next_grows;
-	unsigned int rbh_next_deep;
-	unsigned long rbh_next_copied;
+	struct rbh_bucket __rcu **rbh_future_table;
+	unsigned long rbh_future_copied;
+	unsigned int rbh_future_deep;
+	bool rbh_future_grows;
 	/* Serialises resizes, which sleep between their steps */
 	struct mutex rbh_resize_mutex;
 	/* Statistics, under rbh_resize_lock */

@@ -32,6 +32,7 @@ static inline void mutex_unlock(struct mutex *m)
 	pthread_mutex_unlock(&m->lock);
 }
 
+/* A trylock and an unlock: another thread's trylock may fail meanwhile */
 static inline bool mutex_is_locked(struct mutex *m)
 {
 	if (pthread_mutex_trylock(&m->lock))
