@@ -1864,6 +1864,41 @@ static void rbh_alloc_fail_grow(struct kunit *test)
 }
 
 /*
+ * The first insertion allocates a table before it takes the resize lock.
+ * If another insertion publishes a first table meanwhile, the one it
+ * allocated must be freed (v2 leaked what a lost race had allocated).
+ * The allocation hook makes that other insertion from inside the first
+ * one's allocation; the userspace build reports what stays allocated.
+ */
+static struct rbh *rbh_test_racer;
+
+static void *rbh_test_race_table_stub(unsigned int depth, gfp_t gfp)
+{
+	struct kunit *test = kunit_get_current_test();
+
+	kunit_deactivate_static_stub(test, rbh_alloc_table);
+	KUNIT_EXPECT_EQ(test, rbh_insert(rbh_test_racer, 2, rbh_test_ptr(2)),
+			0);
+	return rbh_alloc_table(depth, gfp);
+}
+
+static void rbh_alloc_lost_race(struct kunit *test)
+{
+	struct rbh *rbh = rbh_test_new(test);
+	struct rbh_stats *st = rbh_test_stats_alloc(test);
+
+	rbh_test_racer = rbh;
+	kunit_activate_static_stub(test, rbh_alloc_table,
+				   rbh_test_race_table_stub);
+	KUNIT_EXPECT_EQ(test, rbh_insert(rbh, 1, rbh_test_ptr(1)), 0);
+	kunit_deactivate_static_stub(test, rbh_alloc_table);
+	rbh_test_stats(test, rbh, st);
+	KUNIT_EXPECT_EQ(test, st->entries, 2UL);
+	KUNIT_EXPECT_EQ(test, st->table_slots, 2UL);
+	rbh_test_destroy(test, rbh);
+}
+
+/*
  * Splitting a bucket shared by two slots allocates two buckets: if either
  * allocation fails, the insertion fails with -ENOMEM and changes nothing.
  */
@@ -3596,6 +3631,7 @@ static struct kunit_case rosebush_cases[] = {
 			 rbh_test_shapes_gen_params),
 	KUNIT_CASE(rbh_alloc_fail_first_insert),
 	KUNIT_CASE(rbh_alloc_fail_grow),
+	KUNIT_CASE(rbh_alloc_lost_race),
 	KUNIT_CASE(rbh_alloc_fail_split),
 	KUNIT_CASE(rbh_alloc_fail_overflow),
 	KUNIT_CASE(rbh_alloc_fail_shrink),
