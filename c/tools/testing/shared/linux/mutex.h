@@ -2,7 +2,6 @@
 #ifndef _TEST_MUTEX_H
 #define _TEST_MUTEX_H
 
-#include <stdbool.h>
 #include <linux/mutex_types.h>
 
 #define DEFINE_MUTEX(name)	struct mutex name = __MUTEX_INITIALIZER(name)
@@ -30,15 +29,6 @@ static inline int mutex_trylock(struct mutex *m)
 static inline void mutex_unlock(struct mutex *m)
 {
 	pthread_mutex_unlock(&m->lock);
-}
-
-/* A trylock and an unlock: another thread's trylock may fail meanwhile */
-static inline bool mutex_is_locked(struct mutex *m)
-{
-	if (pthread_mutex_trylock(&m->lock))
-		return true;
-	pthread_mutex_unlock(&m->lock);
-	return false;
 }
 
 #endif
