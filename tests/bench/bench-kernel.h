@@ -75,14 +75,11 @@ static inline void __clear_bit_unlock(long nr, unsigned long *addr)
 			 ~BIT_MASK(nr), __ATOMIC_RELEASE);
 }
 
-/* struct rhashtable's mutex, which tools/include/linux/mutex.h lacks */
-struct mutex {
-	pthread_mutex_t lock;
-};
-
-#define mutex_init(m)		pthread_mutex_init(&(m)->lock, NULL)
-#define mutex_lock(m)		pthread_mutex_lock(&(m)->lock)
-#define mutex_unlock(m)		pthread_mutex_unlock(&(m)->lock)
+/*
+ * struct rhashtable's mutex, and rosebush's resize mutex: the tree's
+ * userspace shim (tools/testing/shared/linux/mutex.h, a pthread mutex)
+ */
+#include <linux/mutex.h>
 
 /* Lockdep is off, and interrupts are a kernel matter. */
 struct lockdep_map { };
