@@ -2849,6 +2849,8 @@ struct rbh_test_thread {
 	unsigned long errors;	/* writers: calls that failed */
 	int first_error;
 	unsigned long passes;	/* readers: walks over the stable entries */
+	unsigned long overlaps;	/* readers: walks during which writes ended */
+	unsigned long halvings;	/* readers: walks across a halving */
 	unsigned long misses;	/* readers: stable entries not returned */
 	unsigned long bad;	/* readers: pointers never stored */
 };
@@ -2858,6 +2860,7 @@ struct rbh_test_conc {
 	struct rbh_test_set *stable;	/* entries 0 .. nr_stable - 1 */
 	unsigned long nr_stable;
 	unsigned int cap;
+	atomic_t writes;		/* calls that changed the rosebush */
 	atomic_t writers;		/* writers still working */
 	struct completion writers_done;
 	struct completion readers_ready;
@@ -2937,8 +2940,29 @@ static unsigned long rbh_test_walk_stable(struct rbh_test_conc *conc,
 	return misses;
 }
 
+/*
+ * One pass of rbh_test_walk_stable(), counted in @t->overlaps if writers
+ * finished calls meanwhile, and in @t->halvings if the table was halved
+ * meanwhile: a concurrent case that never overlapped its readers and
+ * writers would test nothing.
+ */
+static void rbh_test_pass(struct rbh_test_thread *t)
+{
+	struct rbh_test_conc *conc = t->conc;
+	unsigned long shrinks = READ_ONCE(conc->rbh->rbh_shrinks);
+	int writes = atomic_read(&conc->writes);
+
+	t->misses += rbh_test_walk_stable(conc, &t->bad);
+	if (atomic_read(&conc->writes) != writes)
+		t->overlaps++;
+	if (READ_ONCE(conc->rbh->rbh_shrinks) != shrinks)
+		t->halvings++;
+	t->passes++;
+}
+
 static void rbh_test_thread_result(struct rbh_test_thread *t, int err)
 {
+	atomic_inc(&t->conc->writes);
 	t->ops++;
 	if (err && !t->errors++)
 		t->first_error = err;
@@ -3007,8 +3031,8 @@ static int rbh_test_reader(void *data)
 	struct rbh_test_conc *conc = t->conc;
 
 	while (!kthread_should_stop()) {
-		t->misses += rbh_test_walk_stable(conc, &t->bad);
-		if (!t->passes++)
+		rbh_test_pass(t);
+		if (t->passes == 1)
 			complete(&conc->readers_ready);
 	}
 	return 0;
@@ -3043,13 +3067,14 @@ static struct rbh_test_conc *rbh_test_conc_new(struct kunit *test,
 static void rbh_iterate_while_resizing(struct kunit *test)
 {
 	struct rbh_stats *st = rbh_test_stats_alloc(test);
-	unsigned long misses = 0, bad = 0, passes = 0;
+	struct rbh_test_thread walker = { };
 	struct rbh_test_conc *conc;
 	struct rbh_test_thread *t;
 	unsigned int i;
 	int err;
 
 	conc = rbh_test_conc_new(test, st, RBH_TEST_STABLE, RBH_TEST_STABLE);
+	walker.conc = conc;
 	kunit_info(test, "seed %lu\n", rbh_test_seed);
 	if (!rbh_test_set_add(test, conc->stable, 0, RBH_TEST_STABLE))
 		goto out;
@@ -3060,17 +3085,19 @@ static void rbh_iterate_while_resizing(struct kunit *test)
 		rbh_test_start_thread(test, conc, i, rbh_test_writer,
 				      "rbh_writer");
 	do {
-		misses += rbh_test_walk_stable(conc, &bad);
-		passes++;
+		rbh_test_pass(&walker);
 	} while (!completion_done(&conc->writers_done));
 	kunit_release_action(test, rbh_test_stop_threads, conc);
 
-	KUNIT_EXPECT_EQ_MSG(test, misses, 0UL,
+	KUNIT_EXPECT_EQ_MSG(test, walker.misses, 0UL,
 			    "stable entries missed in %lu walks of %lu entries",
-			    passes, conc->nr_stable);
-	KUNIT_EXPECT_EQ(test, bad, 0UL);
-	kunit_info(test, "%lu walks of %lu entries\n", passes,
-		   conc->nr_stable);
+			    walker.passes, conc->nr_stable);
+	KUNIT_EXPECT_EQ(test, walker.bad, 0UL);
+	KUNIT_EXPECT_GT_MSG(test, walker.overlaps, 0UL,
+			    "no walk overlapped the writers' calls");
+	kunit_info(test, "%lu walks of %lu entries, %lu during writes, %lu across halvings\n",
+		   walker.passes, conc->nr_stable, walker.overlaps,
+		   walker.halvings);
 	for (i = 0; i < RBH_TEST_THREADS; i++) {
 		t = &conc->thread[i];
 		KUNIT_EXPECT_EQ_MSG(test, t->errors, 0UL,
@@ -3097,9 +3124,10 @@ out:
  * entries, and use (or release) the reservations.  Return the number of
  * calls that failed.
  */
-static unsigned long rbh_test_write_round(struct rbh_test_set *set,
+static unsigned long rbh_test_write_round(struct rbh_test_conc *conc,
 					  unsigned int round)
 {
+	struct rbh_test_set *set = conc->stable;
 	unsigned long i, errors = 0;
 	const unsigned long first = RBH_TEST_STABLE;
 	const unsigned long res = first + RBH_TEST_MOVING;
@@ -3107,16 +3135,19 @@ static unsigned long rbh_test_write_round(struct rbh_test_set *set,
 	for (i = first; i < res; i++) {
 		if (!test_bit(i, set->present) && rbh_test_set_insert(set, i))
 			errors++;
+		atomic_inc(&conc->writes);
 		cond_resched();
 	}
 	for (i = res; i < set->max; i++) {
 		if (rbh_reserve(set->rbh, set->hash[i]))
 			errors++;
+		atomic_inc(&conc->writes);
 	}
 	for (i = first; i < res; i++) {
 		if ((i + round) % 3 && test_bit(i, set->present) &&
 		    rbh_test_set_remove(set, i))
 			errors++;
+		atomic_inc(&conc->writes);
 		cond_resched();
 	}
 	for (i = res; i < set->max; i++) {
@@ -3127,14 +3158,31 @@ static unsigned long rbh_test_write_round(struct rbh_test_set *set,
 			   rbh_test_set_remove(set, i)) {
 			errors++;
 		}
+		atomic_inc(&conc->writes);
 	}
 	return errors;
 }
 
+/* Has every reader thread walked while writes were made? */
+static bool rbh_test_readers_overlapped(struct rbh_test_conc *conc)
+{
+	unsigned int i;
+
+	for (i = 0; i < RBH_TEST_THREADS; i++)
+		if (!READ_ONCE(conc->thread[i].overlaps))
+			return false;
+	return true;
+}
+
+/* Rounds a case may add until every reader has overlapped the writes */
+#define RBH_TEST_MAX_ROUNDS	64
+
 /*
  * RCU readers in two threads keep finding the stable entries while the
  * test thread inserts, removes, reserves, uses and releases around them;
- * at the end the rosebush holds exactly what the test thread left.
+ * at the end the rosebush holds exactly what the test thread left.  The
+ * test thread goes on past four rounds until each reader has walked
+ * during its writes.
  */
 static void rbh_rcu_readers_while_writing(struct kunit *test)
 {
@@ -3162,8 +3210,10 @@ static void rbh_rcu_readers_while_writing(struct kunit *test)
 				      "rbh_reader");
 	for (i = 0; i < RBH_TEST_THREADS; i++)
 		wait_for_completion(&conc->readers_ready);
-	for (round = 0; round < 4; round++)
-		errors += rbh_test_write_round(conc->stable, round);
+	for (round = 0; round < 4 || (round < RBH_TEST_MAX_ROUNDS &&
+				      !rbh_test_readers_overlapped(conc));
+	     round++)
+		errors += rbh_test_write_round(conc, round);
 	kunit_release_action(test, rbh_test_stop_threads, conc);
 
 	KUNIT_EXPECT_EQ(test, errors, 0UL);
@@ -3173,12 +3223,212 @@ static void rbh_rcu_readers_while_writing(struct kunit *test)
 				    "reader %lu missed stable entries in %lu passes",
 				    i, t->passes);
 		KUNIT_EXPECT_EQ(test, t->bad, 0UL);
-		kunit_info(test, "reader %lu: %lu passes\n", i, t->passes);
+		KUNIT_EXPECT_GT_MSG(test, t->overlaps, 0UL,
+				    "reader %lu never walked during the writes",
+				    i);
+		kunit_info(test, "reader %lu: %lu passes, %lu during writes\n",
+			   i, t->passes, t->overlaps);
 	}
+	kunit_info(test, "%u rounds of writes\n", round);
 	rbh_test_check_set(test, conc->stable);
 	rbh_test_check_counts(test, conc->rbh, st, conc->stable->nr, 0);
 out:
 	rbh_test_destroy(test, conc->rbh);
+}
+
+/*
+ * Remove the entries of @set stored under @hash whose number is @first or
+ * more, walking @hash with the iterator locked.  Return how many pointers
+ * the walk returned that it should not have, plus the removals that
+ * failed.
+ */
+static unsigned long rbh_test_iter_remove_from(struct rbh_test_set *set,
+					       u32 hash, unsigned long first)
+{
+	RBH_ITER(iter, set->rbh, hash);
+	unsigned long id, returned = 0, errors = 0;
+	void *p;
+
+	rbh_iter_lock(&iter);
+	while ((p = rbh_next(&iter)) != NULL &&
+	       returned++ < RBH_TEST_WALK_LIMIT) {
+		if (!rbh_test_ptr_id(p, &id) || id >= set->max ||
+		    !test_bit(id, set->present) || set->hash[id] != hash) {
+			errors++;
+			continue;
+		}
+		if (id < first)
+			continue;
+		if (!rbh_iter_remove(&iter, p)) {
+			errors++;
+			continue;
+		}
+		__clear_bit(id, set->present);
+		set->nr--;
+	}
+	rbh_iter_unlock(&iter);
+	return errors;
+}
+
+/* Has every reader thread walked across a halving of the table? */
+static bool rbh_test_readers_saw_halving(struct rbh_test_conc *conc)
+{
+	unsigned int i;
+
+	for (i = 0; i < RBH_TEST_THREADS; i++)
+		if (!READ_ONCE(conc->thread[i].halvings))
+			return false;
+	return true;
+}
+
+/* Entries the test thread adds and removes in each cycle */
+#define RBH_TEST_SHRINK_MOVING	4096
+#define RBH_TEST_SHRINK_CYCLES	16
+
+/*
+ * The shrink work halves the table while RCU readers walk, and locked
+ * iteration removes entries from under the hashes they walk.  In each
+ * cycle the test thread inserts the moving entries (an eighth of them
+ * under the stable entries' hashes), so that the table grows, removes
+ * them all by locked iteration of their hashes, then runs the shrink
+ * work, which halves the table.  Cycles go on until each reader has
+ * walked across a halving.
+ */
+static void rbh_readers_while_shrinking(struct kunit *test)
+{
+	struct rbh_stats *st = rbh_test_stats_alloc(test);
+	const unsigned long end = RBH_TEST_STABLE + RBH_TEST_SHRINK_MOVING;
+	unsigned long i, shrinks, errors = 0, halvings = 0;
+	struct rbh_test_conc *conc;
+	struct rbh_test_set *set;
+	struct rbh_test_thread *t;
+	unsigned int cycle;
+	int err;
+
+	conc = rbh_test_conc_new(test, st, RBH_TEST_STABLE, end);
+	set = conc->stable;
+	for (i = RBH_TEST_STABLE; i < end; i += 8)
+		set->hash[i] = set->hash[i % RBH_TEST_STABLE];
+	kunit_info(test, "seed %lu\n", rbh_test_seed);
+	if (!rbh_test_set_add(test, set, 0, RBH_TEST_STABLE))
+		goto out;
+
+	err = kunit_add_action_or_reset(test, rbh_test_stop_threads, conc);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	for (i = 0; i < RBH_TEST_THREADS; i++)
+		rbh_test_start_thread(test, conc, i, rbh_test_reader,
+				      "rbh_reader");
+	for (i = 0; i < RBH_TEST_THREADS; i++)
+		wait_for_completion(&conc->readers_ready);
+	for (cycle = 0; cycle < RBH_TEST_SHRINK_CYCLES &&
+			!rbh_test_readers_saw_halving(conc); cycle++) {
+		if (!rbh_test_set_add(test, set, RBH_TEST_STABLE, end))
+			break;
+		atomic_add(RBH_TEST_SHRINK_MOVING, &conc->writes);
+		rbh_test_shrink_off(test, conc->rbh);
+		for (i = RBH_TEST_STABLE; i < end; i++) {
+			if (test_bit(i, set->present))
+				errors += rbh_test_iter_remove_from(set,
+						set->hash[i], RBH_TEST_STABLE);
+			atomic_inc(&conc->writes);
+			cond_resched();
+		}
+		shrinks = READ_ONCE(conc->rbh->rbh_shrinks);
+		rbh_test_shrink_here(test, conc->rbh);
+		halvings += READ_ONCE(conc->rbh->rbh_shrinks) - shrinks;
+	}
+	kunit_release_action(test, rbh_test_stop_threads, conc);
+
+	KUNIT_EXPECT_EQ(test, errors, 0UL);
+	KUNIT_EXPECT_EQ_MSG(test, set->nr, RBH_TEST_STABLE,
+			    "locked walks left moving entries behind");
+	KUNIT_EXPECT_GT_MSG(test, halvings, 0UL,
+			    "the shrink work never halved the table");
+	kunit_info(test, "%u cycles, %lu halvings\n", cycle, halvings);
+	for (i = 0; i < RBH_TEST_THREADS; i++) {
+		t = &conc->thread[i];
+		KUNIT_EXPECT_EQ_MSG(test, t->misses, 0UL,
+				    "reader %lu missed stable entries in %lu passes",
+				    i, t->passes);
+		KUNIT_EXPECT_EQ(test, t->bad, 0UL);
+		KUNIT_EXPECT_GT_MSG(test, t->halvings, 0UL,
+				    "reader %lu never walked across a halving",
+				    i);
+		kunit_info(test, "reader %lu: %lu passes, %lu across halvings\n",
+			   i, t->passes, t->halvings);
+	}
+	rbh_test_check_set(test, set);
+	rbh_test_check_counts(test, conc->rbh, st, set->nr, 0);
+out:
+	rbh_test_destroy(test, conc->rbh);
+}
+
+/* The spinlock rbh_atomic_callers() holds around its calls */
+static DEFINE_SPINLOCK(rbh_test_outer_lock);
+
+/*
+ * rbh_use(), rbh_remove(), rbh_iter_remove() and rbh_iter_unlock() may be
+ * called under a spinlock, as their Context: says.  Call each so, with
+ * the resize lock free, so that removals merge buckets themselves and
+ * hand halvings to the shrink work: with DEBUG_ATOMIC_SLEEP (in
+ * userspace, the harness's might_sleep()), any of them that may sleep
+ * fails the case.  (rbh_remove_defers_shrinking() holds the resize lock
+ * instead, so that removals merge nothing.)
+ */
+static void rbh_atomic_callers(struct kunit *test)
+{
+	struct rbh *rbh = rbh_test_new(test);
+	struct rbh_stats *before = rbh_test_stats_alloc(test);
+	struct rbh_stats *after = rbh_test_stats_alloc(test);
+	unsigned long i, n, keep, end, merges, errors = 0;
+	struct rbh_test_set *set;
+	unsigned int cap;
+
+	cap = rbh_test_capacity(test, rbh, before);
+	n = 32 * cap;
+	keep = cap / 2 + 1;
+	end = n + cap;
+	set = rbh_test_set_new(test, rbh, end);
+	rbh_test_set_fill(set, RBH_TEST_RANDOM);
+	if (!rbh_test_set_add(test, set, 0, n))
+		goto out;
+	for (i = n; i < end; i++)
+		errors += rbh_reserve(rbh, set->hash[i]) != 0;
+	rbh_test_stats(test, rbh, before);
+	KUNIT_ASSERT_GE(test, before->table_slots, 8UL);
+
+	spin_lock(&rbh_test_outer_lock);
+	for (i = n; i < end; i++)
+		errors += rbh_test_set_use(set, i) != 0;
+	spin_unlock(&rbh_test_outer_lock);
+
+	/* Remove all but @keep, every other one by locked iteration */
+	for (i = keep; i < end; i++) {
+		if (!test_bit(i, set->present))
+			continue;
+		spin_lock(&rbh_test_outer_lock);
+		if (i & 1)
+			errors += rbh_test_set_remove(set, i) != 0;
+		else
+			errors += rbh_test_iter_remove_from(set, set->hash[i],
+							    keep);
+		spin_unlock(&rbh_test_outer_lock);
+		cond_resched();
+	}
+	merges = READ_ONCE(rbh->rbh_merges);
+	KUNIT_EXPECT_EQ(test, errors, 0UL);
+	KUNIT_EXPECT_EQ(test, set->nr, keep);
+	KUNIT_EXPECT_GT_MSG(test, merges, before->merges,
+			    "the removals merged no buckets");
+
+	rbh_test_stats(test, rbh, after);
+	rbh_test_print_stats(test, "after the removals", after);
+	KUNIT_EXPECT_GT(test, after->shrinks, before->shrinks);
+	KUNIT_EXPECT_LT(test, after->table_slots, before->table_slots);
+	rbh_test_check_set(test, set);
+	rbh_test_check_counts(test, rbh, after, keep, 0);
+out:
+	rbh_test_destroy(test, rbh);
 }
 
 #define RBH_TEST_MILLION	1000000UL
@@ -3640,6 +3890,7 @@ static struct kunit_case rosebush_cases[] = {
 	KUNIT_CASE(rbh_alloc_fail_overflow),
 	KUNIT_CASE(rbh_alloc_fail_shrink),
 	KUNIT_CASE(rbh_remove_defers_shrinking),
+	KUNIT_CASE(rbh_atomic_callers),
 	KUNIT_CASE(rbh_resize_hysteresis),
 	KUNIT_CASE(rbh_contention_split_holds),
 	KUNIT_CASE(rbh_contention_splits_again),
@@ -3648,6 +3899,7 @@ static struct kunit_case rosebush_cases[] = {
 	KUNIT_CASE_SLOW(rbh_random_ops_match_model),
 	KUNIT_CASE_SLOW(rbh_iterate_while_resizing),
 	KUNIT_CASE_SLOW(rbh_rcu_readers_while_writing),
+	KUNIT_CASE_SLOW(rbh_readers_while_shrinking),
 	KUNIT_CASE_SLOW(rbh_stats_million_sequential),
 	KUNIT_CASE_SLOW(rbh_shrink_after_million),
 	{}

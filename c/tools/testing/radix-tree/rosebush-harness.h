@@ -4,8 +4,10 @@
  * builds lib/rosebush.c, unchanged, against the stubs of
  * tools/testing/shared, and provides the checks every program makes:
  * WARNs are counted, lockdep_assert_held() checks that the calling thread
- * owns the lock, might_sleep() that it is not in an RCU read-side critical
- * section, and rbh_harness_leaks() reports memory still allocated.
+ * owns the lock, might_sleep() that it is neither in an RCU read-side
+ * critical section nor holding a spinlock (mutex_lock() and allocations
+ * that may block check it too), and rbh_harness_leaks() reports memory
+ * still allocated.
  *
  * Include it once, first; define CONFIG_KUNIT before it to build the
  * KUnit hooks of lib/rosebush.c too.  A benchmark defines
@@ -75,11 +77,16 @@ static inline bool rbh_harness_mutex_held(pthread_mutex_t *lock)
 	WARN_ON_ONCE(!rbh_harness_mutex_held((pthread_mutex_t *)(void *)(l)))
 #endif
 
-/* Sleeping in an RCU read-side critical section is a bug. */
+/*
+ * Sleeping in an RCU read-side critical section or under a spinlock is a
+ * bug.  rbh_harness_atomic counts the spinlocks this thread holds (see
+ * below).
+ */
 #ifdef RBH_HARNESS_PRODUCTION
 #define might_sleep()		do { } while (0)
 #else
-#define might_sleep()		WARN_ON_ONCE(rcu_read_ongoing())
+static __thread int rbh_harness_atomic;
+#define might_sleep()		WARN_ON_ONCE(rcu_read_ongoing() || rbh_harness_atomic)
 #endif
 
 #define module_init(x)
@@ -113,6 +120,7 @@ static inline bool rbh_harness_mutex_held(pthread_mutex_t *lock)
 #include <linux/mm.h>
 #include <linux/prefetch.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/rosebush.h>
 #include <linux/sched.h>
@@ -127,6 +135,41 @@ static inline bool rbh_harness_mutex_held(pthread_mutex_t *lock)
 #include <linux/kthread.h>
 #include <linux/moduleparam.h>
 #include <linux/prandom.h>
+#endif
+
+#ifndef RBH_HARNESS_PRODUCTION
+/*
+ * Atomic context, for might_sleep(): spinlock_t is a pthread mutex here,
+ * so count the ones this thread holds, as the kernel's preempt count
+ * does; and let what may sleep in the kernel say so.  Only lib/rosebush.c
+ * and the test cases see these; the shims above keep the plain calls.
+ */
+#undef spin_lock
+#define spin_lock(l)		(pthread_mutex_lock(l), rbh_harness_atomic++)
+#undef spin_lock_nested
+#define spin_lock_nested(l, subclass)	((void)(subclass), spin_lock(l))
+#undef spin_trylock
+#define spin_trylock(l)							\
+	(pthread_mutex_trylock(l) ? false : (rbh_harness_atomic++, true))
+#undef spin_unlock
+#define spin_unlock(l)		(rbh_harness_atomic--, pthread_mutex_unlock(l))
+#define mutex_lock(m)		({ might_sleep(); mutex_lock(m); })
+#define kmalloc(size, gfp)						\
+	({								\
+		gfp_t __gfp = (gfp);					\
+									\
+		if (gfpflags_allow_blocking(__gfp))			\
+			might_sleep();					\
+		kmalloc(size, __gfp);					\
+	})
+#define kvmalloc(size, gfp)						\
+	({								\
+		gfp_t __gfp = (gfp);					\
+									\
+		if (gfpflags_allow_blocking(__gfp))			\
+			might_sleep();					\
+		kvmalloc(size, __gfp);					\
+	})
 #endif
 
 /* <assert.h> defines it too: the kernel's takes one argument or two */

@@ -46,6 +46,8 @@ static inline void __kunit_activate_static_stub(struct kunit *test,
 {
 	unsigned int i, free = KUNIT_MAX_STUBS;
 
+	KUNIT_ASSERT_NOT_NULL_MSG(test, real_fn_addr,
+				  "Tried to activate a stub for function NULL");
 	for (i = 0; i < KUNIT_MAX_STUBS; i++) {
 		if (test->stubs[i].real_fn == real_fn_addr) {
 			if (replacement_addr)
@@ -57,8 +59,9 @@ static inline void __kunit_activate_static_stub(struct kunit *test,
 		if (!test->stubs[i].real_fn && free == KUNIT_MAX_STUBS)
 			free = i;
 	}
-	if (!replacement_addr)
-		return;
+	/* As in the kernel, deactivating a stub twice is a test bug */
+	KUNIT_ASSERT_NOT_NULL_MSG(test, replacement_addr,
+				  "Tried to deactivate a nonexistent stub.");
 	KUNIT_ASSERT_LT_MSG(test, free, KUNIT_MAX_STUBS,
 			    "too many static stubs");
 	test->stubs[free].real_fn = real_fn_addr;

@@ -10,6 +10,7 @@
 #define atomic_set(v, i)		uatomic_set(&(v)->counter, (i))
 #define atomic_inc(v)			uatomic_inc(&(v)->counter)
 #define atomic_dec(v)			uatomic_dec(&(v)->counter)
+#define atomic_add(i, v)		uatomic_add(&(v)->counter, (i))
 #define atomic_add_return(i, v)		uatomic_add_return(&(v)->counter, (i))
 #define atomic_inc_return(v)		atomic_add_return(1, v)
 #define atomic_dec_return(v)		atomic_add_return(-1, v)
