@@ -1941,8 +1941,8 @@ EXPORT_SYMBOL_GPL(rbh_remove);
  * Fill a slot that rbh_reserve() reserved for @hash.  This does not
  * allocate memory, so it does not fail if the slot was reserved.
  *
- * Context: Process context.  Takes and releases a bucket lock.  Does not
- * sleep.
+ * Context: Process context; may be called with spinlock_t locks held.
+ * Takes and releases a bucket lock.  Does not sleep.
  * Return: 0 on success, -EINVAL if @p is NULL, -ENOENT if no slot was
  * reserved for @hash.
  */
@@ -2101,8 +2101,9 @@ static bool __rbh_lock_tableless(struct rbh *rbh)
  * on this iterator, on this rosebush or any other: they may need the same
  * lock.
  *
- * Context: Process context.  Takes the RCU read lock and a bucket lock
- * (or the rosebush's resize lock).
+ * Context: Process context; may be called with spinlock_t locks held.
+ * Takes the RCU read lock and a bucket lock (or the rosebush's resize
+ * lock).  Does not sleep.
  */
 void rbh_iter_lock(struct rbh_iter *rbhi)
 	__acquires(RCU) __acquires(rbhi)
@@ -2242,11 +2243,11 @@ EXPORT_SYMBOL_GPL(rbh_iter_use);
  * rbh_iter_unlock() - Unlock the iterator's bucket.
  * @rbhi: The iterator, locked with rbh_iter_lock().
  *
- * Context: Process context.  Releases the bucket lock (or the resize
- * lock) and the RCU read lock taken by rbh_iter_lock(); after a removal,
- * may then merge buckets under spin_trylock() of the resize lock, take
- * the shrink lock and queue the shrink work, as rbh_remove() does.  Does
- * not sleep.
+ * Context: Process context; may be called with spinlock_t locks held.
+ * Releases the bucket lock (or the resize lock) and the RCU read lock
+ * taken by rbh_iter_lock(); after a removal, may then merge buckets under
+ * spin_trylock() of the resize lock, take the shrink lock and queue the
+ * shrink work, as rbh_remove() does.  Does not sleep.
  */
 void rbh_iter_unlock(struct rbh_iter *rbhi)
 	__releases(RCU) __releases(rbhi)

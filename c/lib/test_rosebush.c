@@ -2849,10 +2849,11 @@ struct rbh_test_thread {
 	unsigned long errors;	/* writers: calls that failed */
 	int first_error;
 	unsigned long passes;	/* readers: walks over the stable entries */
-	unsigned long overlaps;	/* readers: walks during which writes ended */
-	unsigned long halvings;	/* readers: walks across a halving */
+	unsigned long overlaps;	/* readers: passes during which writes ended */
+	unsigned long held;	/* readers: walks of one hash held across a halving */
 	unsigned long misses;	/* readers: stable entries not returned */
 	unsigned long bad;	/* readers: pointers never stored */
+	bool pauser;		/* readers: stops a walk when conc->pause is set */
 };
 
 struct rbh_test_conc {
@@ -2860,7 +2861,9 @@ struct rbh_test_conc {
 	struct rbh_test_set *stable;	/* entries 0 .. nr_stable - 1 */
 	unsigned long nr_stable;
 	unsigned int cap;
-	atomic_t writes;		/* calls that changed the rosebush */
+	atomic_t writes;		/* calls the writers have made */
+	int pause;			/* the pauser should stop a walk */
+	int paused;			/* it has stopped one */
 	atomic_t writers;		/* writers still working */
 	struct completion writers_done;
 	struct completion readers_ready;
@@ -2906,14 +2909,39 @@ static void rbh_test_wait_for_stop(void)
 	__set_current_state(TASK_RUNNING);
 }
 
+/* The longest a walk stops, or the test thread waits for it to, in us */
+#define RBH_TEST_PAUSE_US	1000000U
+
+/*
+ * Stop a walk in its RCU read-side critical section, with its iterator
+ * past one entry, until the table has been halved (for a second at
+ * most); the walk then goes on in the buckets it had reached.
+ */
+static void rbh_test_pause(struct rbh_test_thread *t)
+{
+	struct rbh_test_conc *conc = t->conc;
+	unsigned long shrinks = READ_ONCE(conc->rbh->rbh_shrinks);
+	unsigned int us;
+
+	WRITE_ONCE(conc->paused, 1);
+	for (us = 0; us < RBH_TEST_PAUSE_US &&
+	     READ_ONCE(conc->rbh->rbh_shrinks) == shrinks; us++)
+		udelay(1);
+	if (READ_ONCE(conc->rbh->rbh_shrinks) != shrinks)
+		WRITE_ONCE(t->held, t->held + 1);
+	WRITE_ONCE(conc->pause, 0);
+	WRITE_ONCE(conc->paused, 0);
+}
+
 /*
  * Walk the hash of every stable entry once, under RCU.  Return how many
  * stable entries were not returned; count pointers that were never stored
- * in @bad.
+ * in @t->bad.  A pauser, when asked, stops a walk after its first
+ * pointer.
  */
-static unsigned long rbh_test_walk_stable(struct rbh_test_conc *conc,
-					  unsigned long *bad)
+static unsigned long rbh_test_walk_stable(struct rbh_test_thread *t)
 {
+	struct rbh_test_conc *conc = t->conc;
 	struct rbh_test_set *stable = conc->stable;
 	unsigned long i, id, returned, misses = 0;
 	bool found;
@@ -2930,7 +2958,10 @@ static unsigned long rbh_test_walk_stable(struct rbh_test_conc *conc,
 			if (p == rbh_test_ptr(i))
 				found = true;
 			else if (!rbh_test_ptr_id(p, &id))
-				(*bad)++;
+				WRITE_ONCE(t->bad, t->bad + 1);
+			if (returned == 1 && t->pauser &&
+			    READ_ONCE(conc->pause))
+				rbh_test_pause(t);
 		}
 		rcu_read_unlock();
 		if (!found)
@@ -2942,22 +2973,19 @@ static unsigned long rbh_test_walk_stable(struct rbh_test_conc *conc,
 
 /*
  * One pass of rbh_test_walk_stable(), counted in @t->overlaps if writers
- * finished calls meanwhile, and in @t->halvings if the table was halved
- * meanwhile: a concurrent case that never overlapped its readers and
- * writers would test nothing.
+ * made calls meanwhile: a concurrent case whose readers never overlapped
+ * its writers would test nothing.
  */
 static void rbh_test_pass(struct rbh_test_thread *t)
 {
 	struct rbh_test_conc *conc = t->conc;
-	unsigned long shrinks = READ_ONCE(conc->rbh->rbh_shrinks);
 	int writes = atomic_read(&conc->writes);
+	unsigned long misses = rbh_test_walk_stable(t);
 
-	t->misses += rbh_test_walk_stable(conc, &t->bad);
+	WRITE_ONCE(t->misses, t->misses + misses);
 	if (atomic_read(&conc->writes) != writes)
-		t->overlaps++;
-	if (READ_ONCE(conc->rbh->rbh_shrinks) != shrinks)
-		t->halvings++;
-	t->passes++;
+		WRITE_ONCE(t->overlaps, t->overlaps + 1);
+	WRITE_ONCE(t->passes, t->passes + 1);
 }
 
 static void rbh_test_thread_result(struct rbh_test_thread *t, int err)
@@ -3095,9 +3123,8 @@ static void rbh_iterate_while_resizing(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, walker.bad, 0UL);
 	KUNIT_EXPECT_GT_MSG(test, walker.overlaps, 0UL,
 			    "no walk overlapped the writers' calls");
-	kunit_info(test, "%lu walks of %lu entries, %lu during writes, %lu across halvings\n",
-		   walker.passes, conc->nr_stable, walker.overlaps,
-		   walker.halvings);
+	kunit_info(test, "%lu walks of %lu entries, %lu during writes\n",
+		   walker.passes, conc->nr_stable, walker.overlaps);
 	for (i = 0; i < RBH_TEST_THREADS; i++) {
 		t = &conc->thread[i];
 		KUNIT_EXPECT_EQ_MSG(test, t->errors, 0UL,
@@ -3133,7 +3160,9 @@ static unsigned long rbh_test_write_round(struct rbh_test_conc *conc,
 	const unsigned long res = first + RBH_TEST_MOVING;
 
 	for (i = first; i < res; i++) {
-		if (!test_bit(i, set->present) && rbh_test_set_insert(set, i))
+		if (test_bit(i, set->present))
+			continue;
+		if (rbh_test_set_insert(set, i))
 			errors++;
 		atomic_inc(&conc->writes);
 		cond_resched();
@@ -3144,8 +3173,9 @@ static unsigned long rbh_test_write_round(struct rbh_test_conc *conc,
 		atomic_inc(&conc->writes);
 	}
 	for (i = first; i < res; i++) {
-		if ((i + round) % 3 && test_bit(i, set->present) &&
-		    rbh_test_set_remove(set, i))
+		if (!((i + round) % 3 && test_bit(i, set->present)))
+			continue;
+		if (rbh_test_set_remove(set, i))
 			errors++;
 		atomic_inc(&conc->writes);
 		cond_resched();
@@ -3270,35 +3300,64 @@ static unsigned long rbh_test_iter_remove_from(struct rbh_test_set *set,
 	return errors;
 }
 
-/* Has every reader thread walked across a halving of the table? */
-static bool rbh_test_readers_saw_halving(struct rbh_test_conc *conc)
-{
-	unsigned int i;
-
-	for (i = 0; i < RBH_TEST_THREADS; i++)
-		if (!READ_ONCE(conc->thread[i].halvings))
-			return false;
-	return true;
-}
-
 /* Entries the test thread adds and removes in each cycle */
 #define RBH_TEST_SHRINK_MOVING	4096
 #define RBH_TEST_SHRINK_CYCLES	16
 
 /*
- * The shrink work halves the table while RCU readers walk, and locked
- * iteration removes entries from under the hashes they walk.  In each
- * cycle the test thread inserts the moving entries (an eighth of them
- * under the stable entries' hashes), so that the table grows, removes
- * them all by locked iteration of their hashes, then runs the shrink
- * work, which halves the table.  Cycles go on until each reader has
- * walked across a halving.
+ * Is a moving entry of rbh_readers_while_shrinking() stored under a
+ * stable entry's hash?
+ */
+static bool rbh_test_shares_hash(unsigned long i)
+{
+	return !(i % 8);
+}
+
+/*
+ * Ask the pauser (reader 0) to stop a walk, wait for it to (for a second
+ * at most), and run the shrink work meanwhile.  Return how many times it
+ * halved the table.
+ */
+static unsigned long rbh_test_shrink_paused(struct kunit *test,
+					    struct rbh_test_conc *conc)
+{
+	unsigned long shrinks = READ_ONCE(conc->rbh->rbh_shrinks);
+	unsigned int us;
+
+	WRITE_ONCE(conc->pause, 1);
+	for (us = 0; us < RBH_TEST_PAUSE_US && !READ_ONCE(conc->paused); us += 10) {
+		udelay(10);
+		cond_resched();
+	}
+	rbh_test_shrink_here(test, conc->rbh);
+	WRITE_ONCE(conc->pause, 0);
+	return READ_ONCE(conc->rbh->rbh_shrinks) - shrinks;
+}
+
+/* Have the readers overlapped the writes, and one walk a halving? */
+static bool rbh_test_shrink_overlapped(struct rbh_test_conc *conc)
+{
+	return rbh_test_readers_overlapped(conc) &&
+	       READ_ONCE(conc->thread[0].held);
+}
+
+/*
+ * The shrink work halves the table while RCU readers walk, one of them
+ * stopped in the middle of a walk, and locked iteration removes entries
+ * from the hashes they walk.  The stable entries go in pairs under one
+ * hash.  In each cycle the test thread inserts the moving entries, an
+ * eighth of them under the stable entries' hashes, so that the table
+ * grows; removes them all by locked iteration of their hashes; then asks
+ * reader 0 to stop in a walk of a stable hash after the first of its two
+ * pointers, and runs the shrink work, which halves the table.  The walk
+ * then goes on, and must return the second.  Cycles go on until that has
+ * happened and each reader has walked during the writes.
  */
 static void rbh_readers_while_shrinking(struct kunit *test)
 {
 	struct rbh_stats *st = rbh_test_stats_alloc(test);
 	const unsigned long end = RBH_TEST_STABLE + RBH_TEST_SHRINK_MOVING;
-	unsigned long i, shrinks, errors = 0, halvings = 0;
+	unsigned long i, errors = 0, halvings = 0;
 	struct rbh_test_conc *conc;
 	struct rbh_test_set *set;
 	struct rbh_test_thread *t;
@@ -3307,35 +3366,43 @@ static void rbh_readers_while_shrinking(struct kunit *test)
 
 	conc = rbh_test_conc_new(test, st, RBH_TEST_STABLE, end);
 	set = conc->stable;
-	for (i = RBH_TEST_STABLE; i < end; i += 8)
-		set->hash[i] = set->hash[i % RBH_TEST_STABLE];
+	/* Stable entries in pairs, so that each walk returns two pointers */
+	for (i = 1; i < RBH_TEST_STABLE; i += 2)
+		set->hash[i] = set->hash[i - 1];
+	for (i = RBH_TEST_STABLE; i < end; i++)
+		if (rbh_test_shares_hash(i))
+			set->hash[i] = set->hash[i % RBH_TEST_STABLE];
 	kunit_info(test, "seed %lu\n", rbh_test_seed);
 	if (!rbh_test_set_add(test, set, 0, RBH_TEST_STABLE))
 		goto out;
 
 	err = kunit_add_action_or_reset(test, rbh_test_stop_threads, conc);
 	KUNIT_ASSERT_EQ(test, err, 0);
+	conc->thread[0].pauser = true;
 	for (i = 0; i < RBH_TEST_THREADS; i++)
 		rbh_test_start_thread(test, conc, i, rbh_test_reader,
 				      "rbh_reader");
 	for (i = 0; i < RBH_TEST_THREADS; i++)
 		wait_for_completion(&conc->readers_ready);
 	for (cycle = 0; cycle < RBH_TEST_SHRINK_CYCLES &&
-			!rbh_test_readers_saw_halving(conc); cycle++) {
-		if (!rbh_test_set_add(test, set, RBH_TEST_STABLE, end))
-			break;
-		atomic_add(RBH_TEST_SHRINK_MOVING, &conc->writes);
-		rbh_test_shrink_off(test, conc->rbh);
+	     !rbh_test_shrink_overlapped(conc); cycle++) {
 		for (i = RBH_TEST_STABLE; i < end; i++) {
 			if (test_bit(i, set->present))
-				errors += rbh_test_iter_remove_from(set,
-						set->hash[i], RBH_TEST_STABLE);
+				continue;
+			errors += rbh_test_set_insert(set, i) != 0;
 			atomic_inc(&conc->writes);
 			cond_resched();
 		}
-		shrinks = READ_ONCE(conc->rbh->rbh_shrinks);
-		rbh_test_shrink_here(test, conc->rbh);
-		halvings += READ_ONCE(conc->rbh->rbh_shrinks) - shrinks;
+		rbh_test_shrink_off(test, conc->rbh);
+		for (i = RBH_TEST_STABLE; i < end; i++) {
+			if (!test_bit(i, set->present))
+				continue;
+			errors += rbh_test_iter_remove_from(set, set->hash[i],
+							    RBH_TEST_STABLE);
+			atomic_inc(&conc->writes);
+			cond_resched();
+		}
+		halvings += rbh_test_shrink_paused(test, conc);
 	}
 	kunit_release_action(test, rbh_test_stop_threads, conc);
 
@@ -3344,18 +3411,21 @@ static void rbh_readers_while_shrinking(struct kunit *test)
 			    "locked walks left moving entries behind");
 	KUNIT_EXPECT_GT_MSG(test, halvings, 0UL,
 			    "the shrink work never halved the table");
-	kunit_info(test, "%u cycles, %lu halvings\n", cycle, halvings);
+	KUNIT_EXPECT_GT_MSG(test, conc->thread[0].held, 0UL,
+			    "no walk was held across a halving");
+	kunit_info(test, "%u cycles, %lu halvings, %lu walks held across one\n",
+		   cycle, halvings, conc->thread[0].held);
 	for (i = 0; i < RBH_TEST_THREADS; i++) {
 		t = &conc->thread[i];
 		KUNIT_EXPECT_EQ_MSG(test, t->misses, 0UL,
 				    "reader %lu missed stable entries in %lu passes",
 				    i, t->passes);
 		KUNIT_EXPECT_EQ(test, t->bad, 0UL);
-		KUNIT_EXPECT_GT_MSG(test, t->halvings, 0UL,
-				    "reader %lu never walked across a halving",
+		KUNIT_EXPECT_GT_MSG(test, t->overlaps, 0UL,
+				    "reader %lu never walked during the writes",
 				    i);
-		kunit_info(test, "reader %lu: %lu passes, %lu across halvings\n",
-			   i, t->passes, t->halvings);
+		kunit_info(test, "reader %lu: %lu passes, %lu during writes\n",
+			   i, t->passes, t->overlaps);
 	}
 	rbh_test_check_set(test, set);
 	rbh_test_check_counts(test, conc->rbh, st, set->nr, 0);
@@ -3367,13 +3437,57 @@ out:
 static DEFINE_SPINLOCK(rbh_test_outer_lock);
 
 /*
- * rbh_use(), rbh_remove(), rbh_iter_remove() and rbh_iter_unlock() may be
- * called under a spinlock, as their Context: says.  Call each so, with
- * the resize lock free, so that removals merge buckets themselves and
- * hand halvings to the shrink work: with DEBUG_ATOMIC_SLEEP (in
+ * Replace entry @i of @set by @to under its hash, with the iterator
+ * locked; @from is what it holds now.  Return the calls that failed.
+ */
+static unsigned long rbh_test_iter_swap(struct rbh_test_set *set,
+					unsigned long i, void *from, void *to)
+{
+	RBH_ITER(iter, set->rbh, set->hash[i]);
+	unsigned long errors = 1;
+	void *p;
+
+	rbh_iter_lock(&iter);
+	while ((p = rbh_next(&iter)) != NULL) {
+		if (p == from) {
+			errors = !rbh_iter_replace(&iter, p, to);
+			break;
+		}
+	}
+	rbh_iter_unlock(&iter);
+	return errors;
+}
+
+/*
+ * Use the reservation under entry @i's hash for it, with the iterator
+ * locked.  Return the calls that failed.
+ */
+static unsigned long rbh_test_iter_use(struct rbh_test_set *set,
+				       unsigned long i)
+{
+	RBH_ITER(iter, set->rbh, set->hash[i]);
+	int err;
+
+	rbh_iter_lock(&iter);
+	err = rbh_iter_use(&iter, rbh_test_ptr(i));
+	rbh_iter_unlock(&iter);
+	if (err)
+		return 1;
+	__set_bit(i, set->present);
+	set->nr++;
+	return 0;
+}
+
+/*
+ * rbh_use(), rbh_release(), rbh_remove(), and rbh_iter_lock() with all
+ * that may follow it, may be called under a spinlock, as their Context:
+ * says (and the dcache needs).  Call each so, with the resize lock free,
+ * so that removals merge buckets themselves: with DEBUG_ATOMIC_SLEEP (in
  * userspace, the harness's might_sleep()), any of them that may sleep
- * fails the case.  (rbh_remove_defers_shrinking() holds the resize lock
- * instead, so that removals merge nothing.)
+ * fails the case.  The shrink work is kept from running meanwhile, so
+ * that the merges seen are the removals' own; it runs afterwards, and
+ * halves the table.  (rbh_remove_defers_shrinking() holds the resize
+ * lock instead, so that removals merge nothing.)
  */
 static void rbh_atomic_callers(struct kunit *test)
 {
@@ -3387,8 +3501,8 @@ static void rbh_atomic_callers(struct kunit *test)
 	cap = rbh_test_capacity(test, rbh, before);
 	n = 32 * cap;
 	keep = cap / 2 + 1;
-	end = n + cap;
-	set = rbh_test_set_new(test, rbh, end);
+	end = n + 3 * cap;
+	set = rbh_test_set_new(test, rbh, end + keep);
 	rbh_test_set_fill(set, RBH_TEST_RANDOM);
 	if (!rbh_test_set_add(test, set, 0, n))
 		goto out;
@@ -3396,10 +3510,23 @@ static void rbh_atomic_callers(struct kunit *test)
 		errors += rbh_reserve(rbh, set->hash[i]) != 0;
 	rbh_test_stats(test, rbh, before);
 	KUNIT_ASSERT_GE(test, before->table_slots, 8UL);
+	rbh_test_shrink_off(test, rbh);
 
+	/* A third of the reservations used, a third by locked iteration */
 	spin_lock(&rbh_test_outer_lock);
-	for (i = n; i < end; i++)
+	for (i = n; i < n + cap; i++)
 		errors += rbh_test_set_use(set, i) != 0;
+	for (; i < n + 2 * cap; i++)
+		errors += rbh_test_iter_use(set, i);
+	for (; i < end; i++)
+		errors += rbh_release(rbh, set->hash[i]) != 0;
+	/* The entries kept are replaced, then put back, in place */
+	for (i = 0; i < keep; i++)
+		errors += rbh_test_iter_swap(set, i, rbh_test_ptr(i),
+					     rbh_test_ptr(end + i));
+	for (i = 0; i < keep; i++)
+		errors += rbh_test_iter_swap(set, i, rbh_test_ptr(end + i),
+					     rbh_test_ptr(i));
 	spin_unlock(&rbh_test_outer_lock);
 
 	/* Remove all but @keep, every other one by locked iteration */
@@ -3419,8 +3546,10 @@ static void rbh_atomic_callers(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, errors, 0UL);
 	KUNIT_EXPECT_EQ(test, set->nr, keep);
 	KUNIT_EXPECT_GT_MSG(test, merges, before->merges,
-			    "the removals merged no buckets");
+			    "the removals merged no buckets themselves");
+	KUNIT_EXPECT_EQ(test, READ_ONCE(rbh->rbh_shrinks), before->shrinks);
 
+	rbh_test_shrink_here(test, rbh);
 	rbh_test_stats(test, rbh, after);
 	rbh_test_print_stats(test, "after the removals", after);
 	KUNIT_EXPECT_GT(test, after->shrinks, before->shrinks);

@@ -32,10 +32,13 @@
 
 /*
  * cond_resched() yields in the tests, so that the threads waiting for a
- * lock that a resize dropped between two steps get it.
+ * lock that a resize dropped between two steps get it; it may sleep.
+ * rbh_harness_atomic counts the spinlocks this thread holds (see
+ * might_sleep() below).
  */
 #ifndef RBH_HARNESS_PRODUCTION
-#define cond_resched()	sched_yield()
+static __thread int rbh_harness_atomic;
+#define cond_resched()	({ might_sleep(); sched_yield(); })
 #endif
 
 /* Before urcu.h, whose synchronize_rcu() must win over the empty one */
@@ -77,15 +80,10 @@ static inline bool rbh_harness_mutex_held(pthread_mutex_t *lock)
 	WARN_ON_ONCE(!rbh_harness_mutex_held((pthread_mutex_t *)(void *)(l)))
 #endif
 
-/*
- * Sleeping in an RCU read-side critical section or under a spinlock is a
- * bug.  rbh_harness_atomic counts the spinlocks this thread holds (see
- * below).
- */
+/* Sleeping in an RCU read-side critical section or under a spinlock is a bug. */
 #ifdef RBH_HARNESS_PRODUCTION
 #define might_sleep()		do { } while (0)
 #else
-static __thread int rbh_harness_atomic;
 #define might_sleep()		WARN_ON_ONCE(rcu_read_ongoing() || rbh_harness_atomic)
 #endif
 
@@ -154,6 +152,13 @@ static __thread int rbh_harness_atomic;
 #undef spin_unlock
 #define spin_unlock(l)		(rbh_harness_atomic--, pthread_mutex_unlock(l))
 #define mutex_lock(m)		({ might_sleep(); mutex_lock(m); })
+#undef kvfree_rcu_mightsleep
+#define kvfree_rcu_mightsleep(ptr)					\
+	do {								\
+		might_sleep();						\
+		synchronize_rcu();					\
+		kvfree(ptr);						\
+	} while (0)
 #define kmalloc(size, gfp)						\
 	({								\
 		gfp_t __gfp = (gfp);					\

@@ -57,6 +57,13 @@ static int rbh_harness_case_end(struct kunit *test)
 		       warnings);
 		err = 1;
 	}
+	/* A case that stopped with a spinlock held would poison the next */
+	if (rbh_harness_atomic) {
+		printf("%s# %s: ended holding %d spinlocks\n", test->indent,
+		       test->name, rbh_harness_atomic);
+		rbh_harness_atomic = 0;
+		err = 1;
+	}
 	return err;
 }
 
