@@ -3302,7 +3302,7 @@ static unsigned long rbh_test_iter_remove_from(struct rbh_test_set *set,
 
 /* Entries the test thread adds and removes in each cycle */
 #define RBH_TEST_SHRINK_MOVING	4096
-#define RBH_TEST_SHRINK_CYCLES	16
+#define RBH_TEST_SHRINK_CYCLES	8
 
 /*
  * Is a moving entry of rbh_readers_while_shrinking() stored under a
