@@ -28,6 +28,9 @@ KUNIT_CONFIGS := tests/kunit/base.config tests/kunit/rosebush.config \
 KUNIT_SUITES := rosebush rust_doctests_kernel
 # The 32-bit configuration (C only: no Rust on i386 in 6.12).
 KUNIT_I386_CONFIGS := tests/kunit/i386.config tests/kunit/rosebush.config
+# The arm64 configuration: qemu-kunit's, Rust included, without the sample.
+KUNIT_ARM64_CONFIGS := tests/kunit/base.config tests/kunit/rosebush.config \
+		       tests/kunit/debug.config
 # The KCSAN configuration: the same suites under the concurrency sanitizer.
 # KCSAN excludes KASAN, so kcsan.config takes the place of debug.config.
 KUNIT_KCSAN_CONFIGS := tests/kunit/base.config tests/kunit/rosebush.config \
@@ -41,7 +44,7 @@ KUNIT_KCSAN_SUITES := rosebush rust_doctests_kernel
 KUNIT_BENCH_CONFIGS := tests/kunit/base.config tests/kunit/rosebush.config \
 		       tests/kunit/sample.config tests/kunit/bench.config
 
-.PHONY: help toolchain toolchain-quiet tree export check-patches check-tree check-c check-wmm qemu-kunit-i386 qemu-kunit \
+.PHONY: help toolchain toolchain-quiet tree export check-patches check-tree check-c check-wmm qemu-kunit-i386 qemu-kunit-arm64 qemu-kunit \
 	qemu-kcsan qemu-sample qemu-bench-smoke test-userspace fuzz coverage bench bench-misses \
 	qemu-bench qemu-bench-latency mutants mutants-rust test \
 	test-tools clean distclean
@@ -84,6 +87,10 @@ help:
 	@echo '                 by scripts/check-wmm.py (checked against the kernel'"'"'s own tests)'
 	@echo '  qemu-kunit-i386 the rosebush suite on 32-bit x86 (C only, lockdep, no KASAN)'
 	@echo '                 in qemu-system-i386, from kunit.py --arch=i386'
+	@echo '  qemu-kunit-arm64 the rosebush suite and the Rust doctests on arm64'
+	@echo '                 (KASAN, lockdep) in qemu-system-aarch64 under TCG, which does'
+	@echo '                 not reorder memory: portability, not ordering.  Not in'
+	@echo '                 `make test` (about 25 minutes from an empty cache)'
 	@echo '  check-c        W=1 and sparse (C=2) on the series'"'"' C files, in a build'
 	@echo '                 directory of their own (needs qemu-kunit'"'"'s .config)'
 	@echo '  check-patches  the series git-ams onto the pristine tree, matches the c/'
@@ -130,6 +137,11 @@ check-wmm: tree
 
 qemu-kunit-i386: tree
 	@KUNIT_ARCH=i386 KUNIT_SUITES=rosebush $(RB) scripts/qemu-kunit.sh i386 $(KUNIT_I386_CONFIGS)
+
+# Not in `make test`: it would take CI past its 90 minutes (README).
+qemu-kunit-arm64: tree
+	@KUNIT_ARCH=arm64 KUNIT_SUITES="$(KUNIT_SUITES)" KUNIT_TIMEOUT=1800 \
+		$(RB) scripts/qemu-kunit.sh arm64 $(KUNIT_ARM64_CONFIGS)
 
 qemu-kcsan: tree
 	@KUNIT_SUITES="$(KUNIT_KCSAN_SUITES)" $(RB) scripts/qemu-kunit.sh kcsan $(KUNIT_KCSAN_CONFIGS)

@@ -9,8 +9,9 @@
 # usr/gen_init_cpio (BUSYBOX names another busybox, one of the
 # kernel's architecture).  /dev holds the console, /dev/kmsg (an init's own
 # lines go there, so that they are whole kernel log records that no other
-# record can split) and /dev/ttyS1 (the second serial port, not a console:
-# qemu/kunit-init.sh copies the KUnit results to it).  Used by
+# record can split) and the second serial port, not a console, to which
+# qemu/kunit-init.sh copies the KUnit results: /dev/ttyS1, or on arm64
+# /dev/ttyAMA1.  Used by
 # qemu-kunit.sh, qemu-sample.sh and qemu-bench.sh.
 set -euo pipefail
 
@@ -22,6 +23,7 @@ dir /dev 0755 0 0
 nod /dev/console 0600 0 0 c 5 1
 nod /dev/kmsg 0644 0 0 c 1 11
 nod /dev/ttyS1 0600 0 0 c 4 65
+nod /dev/ttyAMA1 0600 0 0 c 204 65
 dir /proc 0755 0 0
 dir /sys 0755 0 0
 dir /bin 0755 0 0

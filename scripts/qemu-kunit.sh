@@ -25,8 +25,9 @@
 # "rosebush.rbh_*"), KUNIT_KERNEL_ARGS (more kernel parameters, e.g.
 # "kcsan.skip_watch=500"), KUNIT_SUITES (suites that must have run),
 # KUNIT_BUILD_ONLY=1 (configure and build, do not run), KUNIT_ARCH
-# (x86_64, or i386 for the 32-bit run: kunit.py --arch, qemu/ARCH.py,
-# qemu-system-ARCH and Debian's busybox-static of that architecture).
+# (x86_64, i386 for the 32-bit run or arm64: kunit.py --arch,
+# qemu/ARCH.py, QEMU for that architecture and Debian's busybox-static of
+# it), KUNIT_TIMEOUT (seconds QEMU may run, default 900).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -46,10 +47,26 @@ mkdir -p "$build" "$CCACHE_DIR"
 cd "$linux"
 # Rust is built with clippy (CLIPPY=1); kunit.py prints what the build
 # wrote to stderr, so the warnings of whatever was recompiled.
+# What QEMU runs for each architecture: qemu/ARCH.py's parameters again,
+# the console and the serial port, not a console, that takes the results.
 arch=${KUNIT_ARCH:-x86_64}
+qemu=("qemu-system-$arch" -accel tcg)
+console=ttyS0 results=/dev/ttyS1 image=arch/x86/boot/bzImage
 case $arch in
-x86_64) busybox=$(command -v busybox) ;;
-i386) busybox=/opt/busybox-i386/usr/bin/busybox ;;
+x86_64)
+	busybox=$(command -v busybox)
+	qemu+=(-bios qboot.rom)
+	;;
+i386)
+	busybox=/opt/busybox-i386/usr/bin/busybox
+	;;
+arm64)
+	busybox=/opt/busybox-arm64/usr/bin/busybox
+	# shellcheck disable=SC2054 # -cpu takes a comma-separated list
+	qemu=(qemu-system-aarch64 -accel tcg -machine virt
+	      -cpu max,pauth-impdef=on)
+	console=ttyAMA0 results=/dev/ttyAMA1 image=arch/arm64/boot/Image
+	;;
 *) echo "qemu-kunit.sh: no KUNIT_ARCH $arch" >&2; exit 1 ;;
 esac
 opts=(--arch="$arch" --qemu_config="$top/qemu/$arch.py"
@@ -77,7 +94,10 @@ fi
 rm -f "$build/test.log" "$build/results-raw.ktap"
 
 BUSYBOX=$busybox "$top/scripts/initramfs.sh" "$build" "$build/kunit-initramfs.cpio" "$top/qemu/kunit-init.sh"
-cmdline="console=ttyS0 panic=-1 printk.devkmsg=on kunit.enable=1"
+# kunit_results= is for /init (qemu/kunit-init.sh), which the kernel
+# passes it to as an environment variable.
+cmdline="console=$console panic=-1 printk.devkmsg=on kunit.enable=1"
+cmdline="$cmdline kunit_results=$results"
 if [ -n "${KUNIT_FILTER:-}" ]; then
 	cmdline="$cmdline kunit.filter_glob=$KUNIT_FILTER"
 fi
@@ -89,14 +109,12 @@ echo "$name: booting with: $cmdline"
 echo "$name: console: $build/test.log; KUnit results: $build/results-raw.ktap"
 start=$(date +%s)
 qrc=0
-# kunit.py's own QEMU parameters (kunit_kernel.py) and qemu/x86_64.py's
-# (two vCPUs, TCG), plus the initramfs and ttyS1.
-bios=(-bios qboot.rom)
-[ "$arch" = x86_64 ] || bios=()
-timeout 900 "qemu-system-$arch" -nodefaults -m 1024 -smp 2 -accel tcg \
-	"${bios[@]}" -nographic -no-reboot \
+# kunit.py's own QEMU parameters (kunit_kernel.py) and qemu/ARCH.py's
+# (two vCPUs, TCG), plus the initramfs and the results' serial port.
+timeout "${KUNIT_TIMEOUT:-900}" "${qemu[@]}" -nodefaults -m 1024 -smp 2 \
+	-nographic -no-reboot \
 	-serial stdio -serial "file:$build/results-raw.ktap" \
-	-kernel "$build/arch/x86/boot/bzImage" \
+	-kernel "$build/$image" \
 	-initrd "$build/kunit-initramfs.cpio" -append "$cmdline" \
 	</dev/null >"$build/test.log" 2>&1 || qrc=$?
 echo "$name: QEMU exited with status $qrc after $(($(date +%s) - start)) s"

@@ -26,8 +26,8 @@ PACKAGES=(
 	python3-ply python3-git
 	# the kernel source itself
 	linux-source-6.12
-	# booting it
-	qemu-system-x86 busybox-static
+	# booting it (qemu-system-arm for make qemu-kunit-arm64)
+	qemu-system-x86 qemu-system-arm busybox-static
 	# the userspace rosebush tests (tools/testing/radix-tree), with clang's
 	# sanitizer runtimes
 	liburcu-dev libclang-rt-19-dev
@@ -109,9 +109,10 @@ APT
 fi
 
 # busybox for the initramfs of kernels of other architectures (make
-# qemu-kunit-i386): Debian's busybox-static of each, unpacked into
-# /opt/busybox-ARCH, as it cannot be installed beside the host's.
-FOREIGN_ARCHES=(i386)
+# qemu-kunit-i386, make qemu-kunit-arm64): Debian's busybox-static of
+# each, unpacked into /opt/busybox-ARCH, as it cannot be installed beside
+# the host's.
+FOREIGN_ARCHES=(i386 arm64)
 want=$(printf '%s\n' "${FOREIGN_ARCHES[@]}" | sha1sum | cut -d' ' -f1)
 if [ "$(cat "$ROSEBUSH_ROOT/.stamp-foreign" 2>/dev/null)" != "$want" ]; then
 	rb_log "fetching busybox-static for ${FOREIGN_ARCHES[*]}"
