@@ -140,7 +140,8 @@ qemu-kunit-i386: tree
 
 # Not in `make test`: it would take CI past its 90 minutes (README).
 qemu-kunit-arm64: tree
-	@KUNIT_ARCH=arm64 KUNIT_SUITES="$(KUNIT_SUITES)" KUNIT_TIMEOUT=1800 \
+	@KUNIT_ARCH=arm64 KUNIT_SUITES="$(KUNIT_SUITES)" \
+		KUNIT_TIMEOUT="$(or $(KUNIT_TIMEOUT),1800)" \
 		$(RB) scripts/qemu-kunit.sh arm64 $(KUNIT_ARM64_CONFIGS)
 
 qemu-kcsan: tree

@@ -9,16 +9,16 @@
 # in QEMU with the built-in suites enabled and judge the run with
 # tests/kunit_check.py.
 #
-# The verdict does not come from the console.  The console (ttyS0, kept
-# as build/NAME/test.log) carries every kernel message, and any of them
+# The verdict does not come from the console.  The console (ttyS0, or
+# ttyAMA0 on arm64, kept as build/NAME/test.log) carries every kernel message, and any of them
 # (a clocksource switch, a driver's pr_info()) can land between two KTAP
 # lines, even between a "KTAP version 1" and its "# Subtest:", where a
 # KTAP parser loses its place.  KUnit also keeps each suite's output in
 # the suite's own log, which only KUnit writes to, and shows it as
 # /sys/kernel/debug/kunit/SUITE/results.  The initramfs's /init
 # (qemu/kunit-init.sh) runs after every built-in suite has finished and
-# copies those files to ttyS1, a serial port that is not a console; QEMU
-# writes it to build/NAME/results-raw.ktap.  kunit_check.py parses that
+# copies those files to ttyS1 (ttyAMA1 on arm64), a serial port that is
+# not a console; QEMU writes it to build/NAME/results-raw.ktap.  kunit_check.py parses that
 # file for the results and scans every line of test.log for splats.
 #
 # Environment: KUNIT_FILTER (a kunit.filter_glob, e.g. "rosebush.*" or
@@ -69,6 +69,14 @@ arm64)
 	;;
 *) echo "qemu-kunit.sh: no KUNIT_ARCH $arch" >&2; exit 1 ;;
 esac
+# Before a build that may take twenty minutes
+if [ -z "${KUNIT_BUILD_ONLY:-}" ]; then
+	for t in "$busybox" "$(command -v "${qemu[0]}" || true)"; do
+		[ -x "$t" ] && continue
+		echo "qemu-kunit.sh: ${t:-${qemu[0]}} is missing (make toolchain)" >&2
+		exit 1
+	done
+fi
 opts=(--arch="$arch" --qemu_config="$top/qemu/$arch.py"
       --build_dir="$build" --jobs="$(nproc)"
       --make_options LLVM=1 --make_options "CC=ccache clang"

@@ -45,6 +45,7 @@ print_versions() {
 		rustc --version
 		bindgen --version
 		qemu-system-x86_64 --version | head -n1
+		qemu-system-aarch64 --version | head -n1
 		busybox | head -n1
 		dpkg-query -W -f="linux-source-6.12 \${Version}\n" linux-source-6.12
 	'

@@ -35,6 +35,10 @@ _MARKERS = [
 	r'(possible|inconsistent) (circular|recursive|irq) lock',
 	r'watchdog: BUG',
 	r'Call Trace:',
+	# arm64: a kernel fault, its die(), and its backtrace
+	r'Unable to handle kernel',
+	r'Internal error:',
+	r'Call trace:',
 ]
 _SPLAT = re.compile('|'.join('(?:%s)' % m for m in _MARKERS))
 
