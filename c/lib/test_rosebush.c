@@ -3204,6 +3204,30 @@ static bool rbh_test_readers_overlapped(struct rbh_test_conc *conc)
 	return true;
 }
 
+/*
+ * Check what the reader threads saw: every stable entry on every walk,
+ * nothing never stored, and at least one walk during the writes each.
+ */
+static void rbh_test_check_readers(struct kunit *test,
+				   struct rbh_test_conc *conc)
+{
+	struct rbh_test_thread *t;
+	unsigned int i;
+
+	for (i = 0; i < RBH_TEST_THREADS; i++) {
+		t = &conc->thread[i];
+		KUNIT_EXPECT_EQ_MSG(test, t->misses, 0UL,
+				    "reader %u missed stable entries in %lu passes",
+				    i, t->passes);
+		KUNIT_EXPECT_EQ(test, t->bad, 0UL);
+		KUNIT_EXPECT_GT_MSG(test, t->overlaps, 0UL,
+				    "reader %u never walked during the writes",
+				    i);
+		kunit_info(test, "reader %u: %lu passes, %lu during writes\n",
+			   i, t->passes, t->overlaps);
+	}
+}
+
 /* Rounds a case may add until every reader has overlapped the writes */
 #define RBH_TEST_MAX_ROUNDS	64
 
@@ -3220,7 +3244,6 @@ static void rbh_rcu_readers_while_writing(struct kunit *test)
 	const unsigned long res = RBH_TEST_STABLE + RBH_TEST_MOVING;
 	unsigned long i, errors = 0;
 	struct rbh_test_conc *conc;
-	struct rbh_test_thread *t;
 	unsigned int round;
 	int err;
 
@@ -3247,18 +3270,7 @@ static void rbh_rcu_readers_while_writing(struct kunit *test)
 	kunit_release_action(test, rbh_test_stop_threads, conc);
 
 	KUNIT_EXPECT_EQ(test, errors, 0UL);
-	for (i = 0; i < RBH_TEST_THREADS; i++) {
-		t = &conc->thread[i];
-		KUNIT_EXPECT_EQ_MSG(test, t->misses, 0UL,
-				    "reader %lu missed stable entries in %lu passes",
-				    i, t->passes);
-		KUNIT_EXPECT_EQ(test, t->bad, 0UL);
-		KUNIT_EXPECT_GT_MSG(test, t->overlaps, 0UL,
-				    "reader %lu never walked during the writes",
-				    i);
-		kunit_info(test, "reader %lu: %lu passes, %lu during writes\n",
-			   i, t->passes, t->overlaps);
-	}
+	rbh_test_check_readers(test, conc);
 	kunit_info(test, "%u rounds of writes\n", round);
 	rbh_test_check_set(test, conc->stable);
 	rbh_test_check_counts(test, conc->rbh, st, conc->stable->nr, 0);
@@ -3360,7 +3372,6 @@ static void rbh_readers_while_shrinking(struct kunit *test)
 	unsigned long i, errors = 0, halvings = 0;
 	struct rbh_test_conc *conc;
 	struct rbh_test_set *set;
-	struct rbh_test_thread *t;
 	unsigned int cycle;
 	int err;
 
@@ -3415,18 +3426,7 @@ static void rbh_readers_while_shrinking(struct kunit *test)
 			    "no walk was held across a halving");
 	kunit_info(test, "%u cycles, %lu halvings, %lu walks held across one\n",
 		   cycle, halvings, conc->thread[0].held);
-	for (i = 0; i < RBH_TEST_THREADS; i++) {
-		t = &conc->thread[i];
-		KUNIT_EXPECT_EQ_MSG(test, t->misses, 0UL,
-				    "reader %lu missed stable entries in %lu passes",
-				    i, t->passes);
-		KUNIT_EXPECT_EQ(test, t->bad, 0UL);
-		KUNIT_EXPECT_GT_MSG(test, t->overlaps, 0UL,
-				    "reader %lu never walked during the writes",
-				    i);
-		kunit_info(test, "reader %lu: %lu passes, %lu during writes\n",
-			   i, t->passes, t->overlaps);
-	}
+	rbh_test_check_readers(test, conc);
 	rbh_test_check_set(test, set);
 	rbh_test_check_counts(test, conc->rbh, st, set->nr, 0);
 out:

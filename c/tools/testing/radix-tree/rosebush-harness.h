@@ -159,22 +159,16 @@ static inline bool rbh_harness_mutex_held(pthread_mutex_t *lock)
 		synchronize_rcu();					\
 		kvfree(ptr);						\
 	} while (0)
-#define kmalloc(size, gfp)						\
-	({								\
-		gfp_t __gfp = (gfp);					\
-									\
-		if (gfpflags_allow_blocking(__gfp))			\
-			might_sleep();					\
-		kmalloc(size, __gfp);					\
-	})
-#define kvmalloc(size, gfp)						\
-	({								\
-		gfp_t __gfp = (gfp);					\
-									\
-		if (gfpflags_allow_blocking(__gfp))			\
-			might_sleep();					\
-		kvmalloc(size, __gfp);					\
-	})
+/* An allocation that may block may sleep */
+static inline gfp_t rbh_harness_gfp(gfp_t gfp)
+{
+	if (gfpflags_allow_blocking(gfp))
+		might_sleep();
+	return gfp;
+}
+
+#define kmalloc(size, gfp)	kmalloc(size, rbh_harness_gfp(gfp))
+#define kvmalloc(size, gfp)	kvmalloc(size, rbh_harness_gfp(gfp))
 #endif
 
 /* <assert.h> defines it too: the kernel's takes one argument or two */
