@@ -40,7 +40,10 @@ format() {
 	mkdir -p "$out"
 	n=$(git -C "$linux" rev-list --count "import..$head")
 	[ "$n" -gt 0 ] || die "no commits between import and $head"
+	# --abbrev: the index lines must not depend on how many objects the
+	# tree's repository holds (a clone of it abbreviates differently)
 	git -C "$linux" format-patch -q --zero-commit --no-signature \
+		--abbrev=7 \
 		--subject-prefix="$PREFIX" --cover-letter --base=import \
 		-o "$out" "import..$head"
 	# The cover letter's subject and blurb are written by hand: keep them.
