@@ -36,7 +36,18 @@ static_assert(RBH_HEAD_GROUP * RBH_GROUP_SIZE < sizeof(struct rbh_bucket_head) &
 
 /* Bucket flags, written under the bucket lock */
 #define RBH_DEAD	1	/* Replaced by a split, a merge or a fold */
-#define RBH_CHAIN_SAME	2	/* Every entry of the chain has the same key */
+/*
+ * Every entry of the chain has the same key: rbh_chain_add_key() sets it
+ * only when an empty chain takes its first entry, and clears it when an
+ * entry with another key goes in.  rbh_split() trusts it to hand a chain
+ * to one half of a split without reading it.
+ */
+#define RBH_CHAIN_SAME	2
+
+/* The bits of a filter word that name the overflow chain */
+#define RBH_CHAIN_FILTER	GENMASK(RBH_CHAIN_DEST * RBH_FILTER_BITS + \
+					RBH_FILTER_BITS - 1, \
+					RBH_CHAIN_DEST * RBH_FILTER_BITS)
 
 /*
  * Merge two buddies when together they hold at most two thirds of a
@@ -203,6 +214,20 @@ static_assert((sizeof(void *) << RBH_MAX_DEPTH) <= INT_MAX);
 #endif
 static_assert(!(RBH_RESIZE_STEP & (RBH_RESIZE_STEP - 1)) && RBH_RESIZE_STEP >= 4);
 
+/*
+ * No bucket is more than RBH_RANGE_SHIFT levels shallower than the table,
+ * so that no bucket's range is wider than RBH_RESIZE_STEP slots, and a
+ * split, merge or fold points at most that many: see "Resizing in bounded
+ * steps" in Documentation/core-api/rosebush.rst.
+ */
+#define RBH_RANGE_SHIFT		ilog2(RBH_RESIZE_STEP)
+
+/* The shallowest a bucket may be in a table of depth @depth */
+static unsigned int rbh_min_depth(unsigned int depth)
+{
+	return depth > RBH_RANGE_SHIFT ? depth - RBH_RANGE_SHIFT : 1;
+}
+
 static size_t rbh_table_bytes(unsigned int depth)
 {
 	return max(sizeof(void *) << depth, (size_t)RBH_MIN_TABLE_BYTES);
@@ -263,12 +288,15 @@ static void rbh_spare_put(struct rbh_spares *spares, struct rbh_bucket *bucket)
 	spares->nr++;
 }
 
-/* Called without locks: may sleep.  The table is only the first one. */
+/*
+ * Allocate buckets with @gfp until @spares holds @nr.  Called without
+ * locks: may sleep.  The table is only the first one.
+ */
 static int rbh_spares_fill(struct rbh_spares *spares, unsigned int nr,
-			   unsigned int table_depth)
+			   unsigned int table_depth, gfp_t gfp)
 {
 	while (spares->nr < nr) {
-		struct rbh_bucket *bucket = rbh_alloc_bucket(GFP_KERNEL);
+		struct rbh_bucket *bucket = rbh_alloc_bucket(gfp);
 
 		if (!bucket)
 			return -ENOMEM;
@@ -335,13 +363,23 @@ static void rbh_set_slot(struct rbh *rbh, struct rbh_bucket __rcu **table,
 {
 	struct rbh_bucket __rcu **next = rbh->rbh_future_table;
 
+	unsigned int depth;
+
 	lockdep_assert_held(&rbh->rbh_resize_lock);
+	/*
+	 * Nothing too shallow for this table, or for the next one once that
+	 * has copied the slot: merges make none (rbh_merge_floor()), and a
+	 * grow splits them before it copies their slots (rbh_split_shallow()).
+	 */
+	rbh_table_locked(rbh, &depth);
+	WARN_ON_ONCE(bucket->h.depth < rbh_min_depth(depth));
 	/* Pairs with rbh_dereference() of the slot in rbh_next() */
 	rcu_assign_pointer(table[i], bucket);
 	if (!next || i >= rbh->rbh_future_copied)
 		return;
 	/* Not visible until it is published */
 	if (rbh->rbh_future_grows) {
+		WARN_ON_ONCE(bucket->h.depth < rbh_min_depth(depth + 1));
 		RCU_INIT_POINTER(next[2 * i], bucket);
 		RCU_INIT_POINTER(next[2 * i + 1], bucket);
 	} else if (!(i & 1)) {
@@ -764,17 +802,18 @@ static void rbh_fill_add(struct rbh_fill *fill, struct rbh_spares *spares,
 }
 
 /*
- * Copy the entries of @old (and its chain) whose bit @d is @half into
- * @fill.  @ref is any key in @old's range.
+ * Copy the entries of @old (and of its chain, if @chain) whose bit @d is
+ * @half into @fill.  @ref is any key in @old's range.
  */
 static void rbh_fill_half(struct rbh_fill *fill, struct rbh_spares *spares,
 			  struct rbh_bucket *old, u32 ref, unsigned int d,
-			  unsigned int half)
+			  unsigned int half, bool chain)
 {
 	struct rbh_bucket *bucket;
 	unsigned int g, i;
 
-	for (bucket = old; bucket; bucket = rbh_chain_locked(old, bucket)) {
+	for (bucket = old; bucket;
+	     bucket = chain ? rbh_chain_locked(old, bucket) : NULL) {
 		rbh_for_each_entry(g, i) {
 			u32 key = rbh_keys(bucket, g)[i];
 
@@ -787,18 +826,43 @@ static void rbh_fill_half(struct rbh_fill *fill, struct rbh_spares *spares,
 }
 
 /*
- * Split the locked bucket @old, which holds @key's range, into two
- * buckets one bit deeper, each taking half of its slots.  The table must
- * be deeper than @old, and @spares must hold rbh_split_needs() buckets.
- * @old is then dead and unlocked.
+ * The half of the locked @old's range (bit @d of its keys) that holds
+ * every entry of its chain, if the chain is longer than one bucket; -1 if
+ * it is not, or both halves hold some.  A chain of one overflow bucket is
+ * copied, so that the new buckets take in what they can of it.  A chain
+ * of one key (RBH_CHAIN_SAME) costs one look, whatever its length; any
+ * other is read through.  @ref is any key in the range.
  */
+static int rbh_chain_half(struct rbh_bucket *old, u32 ref, unsigned int d)
+{
+	struct rbh_bucket *bucket = rbh_chain_locked(old, old);
+	unsigned int g, i, half;
+	u32 key;
+
+	if (!bucket || !rbh_chain_locked(old, bucket) ||
+	    !rbh_chain_key(bucket, ref, &key))
+		return -1;
+	half = rbh_bit(key, d);
+	if (old->h.flags & RBH_CHAIN_SAME)
+		return half;
+	for (; bucket; bucket = rbh_chain_locked(old, bucket))
+		rbh_for_each_entry(g, i)
+			if (!rbh_entry_free(bucket, g, i, ref) &&
+			    rbh_bit(rbh_keys(bucket, g)[i], d) != half)
+				return -1;
+	return half;
+}
+
+/* The buckets rbh_split() of the locked @old, holding @key's range, needs */
 static unsigned int rbh_split_needs(struct rbh_bucket *old, u32 key)
 {
 	unsigned int d = old->h.depth, g, i;
 	unsigned long n[2] = { 0, 0 };
+	bool chain = rbh_chain_half(old, key, d) < 0;
 	struct rbh_bucket *bucket;
 
-	for (bucket = old; bucket; bucket = rbh_chain_locked(old, bucket)) {
+	for (bucket = old; bucket;
+	     bucket = chain ? rbh_chain_locked(old, bucket) : NULL) {
 		rbh_for_each_entry(g, i)
 			if (!rbh_entry_free(bucket, g, i, key))
 				n[rbh_bit(rbh_keys(bucket, g)[i], d)]++;
@@ -806,13 +870,23 @@ static unsigned int rbh_split_needs(struct rbh_bucket *old, u32 key)
 	return rbh_buckets_for(n[0]) + rbh_buckets_for(n[1]);
 }
 
+/*
+ * Split the locked bucket @old, which holds @key's range, into two
+ * buckets one bit deeper, each taking half of its slots.  A chain of
+ * several buckets whose entries all go to one half is handed to that
+ * half's bucket whole, not copied, so that a long chain of one key costs
+ * a split no more than a bucket does.  The table must be deeper than
+ * @old, and @spares must hold rbh_split_needs() buckets.  @old is then
+ * dead and unlocked.
+ */
 static void rbh_split(struct rbh *rbh, struct rbh_bucket *old, u32 key,
 		      struct rbh_spares *spares, unsigned int hold)
 	__releases(&old->h.lock)
 {
-	unsigned int depth, d = old->h.depth, half, i;
+	unsigned int depth, d = old->h.depth, half, g, i;
 	struct rbh_bucket __rcu **table = rbh_table_locked(rbh, &depth);
-	struct rbh_bucket *new[2];
+	int chain_half = rbh_chain_half(old, key, d);
+	struct rbh_bucket *new[2], *to;
 	unsigned long first, nr;
 	struct rbh_fill fill;
 
@@ -822,7 +896,22 @@ static void rbh_split(struct rbh *rbh, struct rbh_bucket *old, u32 key,
 		new[half]->h.hold = hold;
 		fill.primary = new[half];
 		fill.tail = new[half];
-		rbh_fill_half(&fill, spares, old, key, d, half);
+		rbh_fill_half(&fill, spares, old, key, d, half, chain_half < 0);
+	}
+	if (chain_half >= 0) {
+		/*
+		 * @old's own entries fit in one bucket, so @to has no chain
+		 * yet.  Its filters must name the chain's entries, all in
+		 * @to's range now: @old's chain bits name them (and no
+		 * entry of @to's own, whose bits rbh_fill_add() set).
+		 */
+		to = new[chain_half];
+		RCU_INIT_POINTER(to->h.chain, rbh_chain_locked(old, old));
+		to->h.flags |= old->h.flags & RBH_CHAIN_SAME;
+		for (g = RBH_HEAD_GROUP; g < RBH_GROUPS; g++)
+			if (rbh_group_entries(g))
+				*rbh_filter(to, g) |= *rbh_filter(old, g) &
+					RBH_CHAIN_FILTER;
 	}
 
 	/* The first slot of @old's range, and the number of slots in it */
@@ -833,7 +922,10 @@ static void rbh_split(struct rbh *rbh, struct rbh_bucket *old, u32 key,
 
 	WRITE_ONCE(old->h.flags, old->h.flags | RBH_DEAD);
 	/* Freed after a grace period, so unlocking it below is safe */
-	rbh_retire(old);
+	if (chain_half >= 0)
+		kfree_rcu(old, h.rcu);
+	else
+		rbh_retire(old);
 	spin_unlock(&old->h.lock);
 
 	WRITE_ONCE(rbh->rbh_nr_buckets, rbh->rbh_nr_buckets + 1);
@@ -844,25 +936,64 @@ static void rbh_split(struct rbh *rbh, struct rbh_bucket *old, u32 key,
 }
 
 /*
+ * Before a grow copies the step of the current @table, of depth @depth,
+ * that starts at slot @i: split the bucket there if it is too shallow for
+ * the deeper table (rbh_min_depth()).  Such a bucket covers exactly the
+ * RBH_RESIZE_STEP slots of this step, and no other bucket of the step is
+ * as shallow.  Called with the resize lock held.
+ * Return: false if the step may be copied now; true if the bucket was
+ * split (*@needed is 0) or needs *@needed buckets that @spares lacks.
+ */
+static bool rbh_split_shallow(struct rbh *rbh, struct rbh_bucket __rcu **table,
+			      unsigned int depth, unsigned long i,
+			      struct rbh_spares *spares, unsigned int *needed)
+{
+	struct rbh_bucket *bucket = rbh_slot_locked(rbh, table, i);
+	u32 key = (u32)(i << (32 - depth));
+
+	*needed = 0;
+	if (bucket->h.depth >= rbh_min_depth(depth + 1))
+		return false;
+	spin_lock(&bucket->h.lock);
+	*needed = rbh_split_needs(bucket, key);
+	if (spares->nr < *needed) {
+		spin_unlock(&bucket->h.lock);
+		return true;
+	}
+	*needed = 0;
+	rbh_split(rbh, bucket, key, spares, 0);
+	WRITE_ONCE(rbh->rbh_splits, rbh->rbh_splits + 1);
+	return true;
+}
+
+/*
  * Fill @new, a table of depth @new_depth, from the current table of depth
  * @depth, one step of RBH_RESIZE_STEP slots at a time under the resize
  * lock, then publish it.  Doubling, slots 2i and 2i + 1 of @new both
- * point to the bucket in slot i; halving, slot i points to the bucket in
- * slot 2i, which no bucket as deep as the current table may stop.
- * Changes to the current table meanwhile go to the copied part of @new
- * as well (rbh_set_slot()).  Called with the resize mutex held, and
- * without the resize lock; may sleep between steps.
- * Return: true if @new is the table now, false if the table was not of
- * depth @depth or could not halve (the caller still owns @new).
+ * point to the bucket in slot i, once the step has split a bucket too
+ * shallow for @new (rbh_split_shallow(), with buckets from @spares);
+ * halving, slot i points to the bucket in slot 2i, which no bucket as
+ * deep as the current table may stop.  Changes to the current table
+ * meanwhile go to the copied part of @new as well (rbh_set_slot()).
+ * Called with the resize mutex held, and without the resize lock; may
+ * sleep between steps.
+ * A halving sets *@floor (and leaves it alone otherwise) if it saw a
+ * bucket that might have merged but for rbh_merge_floor(), or a merge
+ * refused for it since the last halving, which the smaller table allows.
+ * Return: 0 if @new is the table now; -EAGAIN if the table was not of
+ * depth @depth or could not halve, -ENOMEM if a split's buckets could not
+ * be allocated (the caller still owns @new).
  */
-static bool rbh_resize_steps(struct rbh *rbh, struct rbh_bucket __rcu **new,
-			     unsigned int depth, unsigned int new_depth)
+static int rbh_resize_steps(struct rbh *rbh, struct rbh_bucket __rcu **new,
+			    unsigned int depth, unsigned int new_depth,
+			    struct rbh_spares *spares, bool *floor)
 {
 	struct rbh_bucket __rcu **old;
 	bool grows = new_depth > depth;
 	struct rbh_bucket *bucket;
 	unsigned long i = 0, end;
-	unsigned int now;
+	unsigned int now, needed;
+	bool saw_floor = false;
 
 	lockdep_assert_held(&rbh->rbh_resize_mutex);
 	spin_lock(&rbh->rbh_resize_lock);
@@ -870,7 +1001,7 @@ static bool rbh_resize_steps(struct rbh *rbh, struct rbh_bucket __rcu **new,
 	/* A grow is for a bucket as deep as the table: is there one still? */
 	if (!old || now != depth || (grows && !rbh->rbh_nr_deep)) {
 		spin_unlock(&rbh->rbh_resize_lock);
-		return false;
+		return -EAGAIN;
 	}
 	rbh->rbh_future_table = new;
 	rbh->rbh_future_grows = grows;
@@ -881,7 +1012,22 @@ static bool rbh_resize_steps(struct rbh *rbh, struct rbh_bucket __rcu **new,
 		if (!grows && rbh->rbh_nr_deep) {
 			rbh->rbh_future_table = NULL;
 			spin_unlock(&rbh->rbh_resize_lock);
-			return false;
+			return -EAGAIN;
+		}
+		/* A split is a step of its own: the copy comes next time */
+		if (grows &&
+		    rbh_split_shallow(rbh, old, depth, i, spares, &needed)) {
+			spin_unlock(&rbh->rbh_resize_lock);
+			if (needed && rbh_spares_fill(spares, needed, 0,
+						      GFP_KERNEL | __GFP_NOWARN)) {
+				spin_lock(&rbh->rbh_resize_lock);
+				rbh->rbh_future_table = NULL;
+				spin_unlock(&rbh->rbh_resize_lock);
+				return -ENOMEM;
+			}
+			cond_resched();
+			spin_lock(&rbh->rbh_resize_lock);
+			continue;
 		}
 		end = min(i + RBH_RESIZE_STEP, 1UL << depth);
 		for (; i < end; i++) {
@@ -893,6 +1039,10 @@ static bool rbh_resize_steps(struct rbh *rbh, struct rbh_bucket __rcu **new,
 				RCU_INIT_POINTER(new[i / 2], bucket);
 				if (bucket->h.depth == new_depth)
 					rbh->rbh_future_deep++;
+				else if (bucket->h.depth >= 2 &&
+					 bucket->h.depth == rbh_min_depth(depth) &&
+					 READ_ONCE(bucket->h.count) <= RBH_MERGE_MAX)
+					saw_floor = true;
 			}
 		}
 		rbh->rbh_future_copied = end;
@@ -903,6 +1053,11 @@ static bool rbh_resize_steps(struct rbh *rbh, struct rbh_bucket __rcu **new,
 		spin_lock(&rbh->rbh_resize_lock);
 	}
 	rbh->rbh_future_table = NULL;
+	if (!grows) {
+		if (saw_floor || rbh->rbh_floor_waits)
+			*floor = true;
+		rbh->rbh_floor_waits = false;
+	}
 	WRITE_ONCE(rbh->rbh_nr_deep, grows ? 0 : rbh->rbh_future_deep);
 	rbh_publish_table(rbh, new, new_depth);
 	if (grows)
@@ -911,7 +1066,7 @@ static bool rbh_resize_steps(struct rbh *rbh, struct rbh_bucket __rcu **new,
 		WRITE_ONCE(rbh->rbh_shrinks, rbh->rbh_shrinks + 1);
 	spin_unlock(&rbh->rbh_resize_lock);
 	kvfree_rcu_mightsleep(old);
-	return true;
+	return 0;
 }
 
 /*
@@ -921,10 +1076,12 @@ static bool rbh_resize_steps(struct rbh *rbh, struct rbh_bucket __rcu **new,
  * allocate a table; a contended split (@contended) does not wait for
  * another resize.  Called without locks; sleeps.
  * Return: 0 if the table grew or need not, -ENOMEM if the larger table
- * could not be allocated, -EBUSY if @contended and a resize is running.
+ * or the buckets of a split it needed could not be allocated, -EBUSY if
+ * @contended and a resize is running.
  */
 static int rbh_grow(struct rbh *rbh, unsigned int depth, bool contended)
 {
+	struct rbh_spares spares = { };
 	struct rbh_bucket __rcu **new;
 	unsigned int now;
 	int err = 0;
@@ -938,12 +1095,15 @@ static int rbh_grow(struct rbh *rbh, unsigned int depth, bool contended)
 	    READ_ONCE(rbh->rbh_nr_deep)) {
 		new = rbh_alloc_table(depth + 1, GFP_KERNEL |
 				      __GFP_NOWARN);
-		if (!new)
-			err = -ENOMEM;
-		else if (!rbh_resize_steps(rbh, new, depth, depth + 1))
+		err = new ? rbh_resize_steps(rbh, new, depth, depth + 1,
+					     &spares, NULL) : -ENOMEM;
+		if (err)
 			kvfree(new);
+		if (err == -EAGAIN)
+			err = 0;
 	}
 	mutex_unlock(&rbh->rbh_resize_mutex);
+	rbh_spares_free(&spares);
 	return err;
 }
 
@@ -1142,7 +1302,7 @@ static int rbh_make_room(struct rbh *rbh, u32 key, void *p, bool contended)
 			may_grow = false;
 			continue;
 		}
-		err = rbh_spares_fill(&spares, nr, table_depth);
+		err = rbh_spares_fill(&spares, nr, table_depth, GFP_KERNEL);
 		if (err)
 			break;
 	}
@@ -1357,7 +1517,7 @@ static struct rbh_bucket *rbh_buddy(const struct rbh *rbh,
 	    rcu_access_pointer(bucket->h.chain))
 		return NULL;
 	table = rbh_untag(rbh_table_word(rbh), &depth);
-	if (d > depth)
+	if (d > depth || d - 1 < rbh_min_depth(depth))
 		return NULL;
 	return rcu_dereference(table[(rbh_index(key, d) ^ 1) << (depth - d)]);
 }
@@ -1390,9 +1550,22 @@ static bool rbh_merge_likely(const struct rbh *rbh, struct rbh_bucket *bucket,
 }
 
 /*
+ * The shallowest a merge may make a bucket of the current table, of depth
+ * @depth, or of the deeper one a grow is filling.  Under the resize lock.
+ */
+static unsigned int rbh_merge_floor(const struct rbh *rbh, unsigned int depth)
+{
+	lockdep_assert_held(&rbh->rbh_resize_lock);
+	if (rbh->rbh_future_table && rbh->rbh_future_grows)
+		depth++;
+	return rbh_min_depth(depth);
+}
+
+/*
  * Merge the bucket holding @key with its buddy, the bucket holding the
  * keys that differ from it only in the last bit of its prefix, if they
- * hold few enough entries; then try again one level up.  No memory is
+ * hold few enough entries and the merged bucket would not be too shallow
+ * (rbh_merge_floor()); then try again one level up.  No memory is
  * needed: the lower bucket takes the upper one's entries and slots.
  * Called with the resize lock held.
  */
@@ -1411,6 +1584,10 @@ static void rbh_merge_locked(struct rbh *rbh, u32 key, bool cool)
 		d = READ_ONCE(lo->h.depth);
 		if (d < 2)
 			break;
+		if (d - 1 < rbh_merge_floor(rbh, depth)) {
+			rbh->rbh_floor_waits = true;
+			break;
+		}
 		/* The buddies' ranges, lower first */
 		first = (rbh_index(key, d) & ~1UL) << (depth - d);
 		nr = 1UL << (depth - d);
@@ -1534,9 +1711,10 @@ enum rbh_halve {
  * is slot 2i of the old one, which slot 2i + 1 shares, copied in steps by
  * rbh_resize_steps().  The old table goes to kvfree_rcu_mightsleep(),
  * which waits for a grace period only if it cannot allocate the memory to
- * queue it.  Called by the shrink work.
+ * queue it.  Sets *@floor if merges may have waited for a smaller table
+ * (see rbh_resize_steps()).  Called by the shrink work.
  */
-static enum rbh_halve rbh_halve(struct rbh *rbh)
+static enum rbh_halve rbh_halve(struct rbh *rbh, bool *floor)
 {
 	struct rbh_bucket __rcu **new;
 	enum rbh_halve result;
@@ -1551,8 +1729,9 @@ static enum rbh_halve rbh_halve(struct rbh *rbh)
 		return RBH_HALVE_NO_MEMORY;
 
 	mutex_lock(&rbh->rbh_resize_mutex);
-	result = rbh_resize_steps(rbh, new, depth, depth - 1) ?
-			RBH_HALVED : RBH_HALVE_NOT_NEEDED;
+	/* A halving splits nothing, so it needs no spares */
+	result = rbh_resize_steps(rbh, new, depth, depth - 1, NULL, floor) ?
+			RBH_HALVE_NOT_NEEDED : RBH_HALVED;
 	mutex_unlock(&rbh->rbh_resize_mutex);
 	if (result != RBH_HALVED)
 		kvfree(new);
@@ -1697,7 +1876,7 @@ static bool rbh_walk_wanted(struct rbh_bucket __rcu **table,
 	if (rcu_access_pointer(bucket->h.chain))
 		return true;
 	count = READ_ONCE(bucket->h.count);
-	if (d < 2 || count > RBH_MERGE_MAX)
+	if (d < 2 || d - 1 < rbh_min_depth(depth) || count > RBH_MERGE_MAX)
 		return false;
 	buddy = rcu_dereference(table[(rbh_index(pos, d) ^ 1) << (depth - d)]);
 	return READ_ONCE(buddy->h.depth) == d &&
@@ -1769,8 +1948,10 @@ static void rbh_shrink_walk(struct rbh *rbh)
 /*
  * The shrink work: fold and merge the buckets whose keys removals handed
  * over (or all of them, if too many were), then halve the table as far
- * as it will go.  A fold or a merge holds the resize lock for a bounded
- * time, and a halving for one step at a time (rbh_resize_steps()).
+ * as it will go; after halvings that let merges refused for being too
+ * shallow (rbh_merge_floor()) go ahead, walk and halve again.  A fold or
+ * a merge holds the resize lock for a bounded time, and a halving for one
+ * step at a time (rbh_resize_steps()).
  */
 static void rbh_shrink_worker(struct work_struct *work)
 {
@@ -1808,8 +1989,17 @@ static void rbh_shrink_worker(struct work_struct *work)
 			cond_resched();
 		}
 	}
-	while (rbh_halve_wanted(rbh) && rbh_halve(rbh) == RBH_HALVED)
-		cond_resched();
+	for (;;) {
+		bool floor = false;
+
+		while (rbh_halve_wanted(rbh) &&
+		       rbh_halve(rbh, &floor) == RBH_HALVED)
+			cond_resched();
+		/* Merges that waited for a smaller table may go ahead now */
+		if (!floor)
+			break;
+		rbh_shrink_walk(rbh);
+	}
 }
 
 /*
@@ -2436,6 +2626,7 @@ void rbh_stats(struct rbh *rbh, struct rbh_stats *stats)
 			primary = rbh_walk(table, depth, i, &ref, false);
 			next = rbh_walk_next(primary, depth, i);
 			stats->buckets++;
+			stats->widest = max(stats->widest, next - i);
 			used = rbh_stats_bucket(primary, ref, true, stats);
 			stats->occupancy[min_t(unsigned int, used, RBH_ENTRIES)]++;
 			bucket = primary;

@@ -49,6 +49,16 @@
 /* Length of the occupancy histogram printed by rbh_test_print_stats(). */
 #define RBH_TEST_HIST_LEN	400
 
+/*
+ * The widest range of table slots one bucket may cover: RBH_RESIZE_STEP
+ * of lib/rosebush.c, which the userspace build makes small.
+ */
+#ifdef RBH_RESIZE_STEP
+#define RBH_TEST_WIDEST		RBH_RESIZE_STEP
+#else
+#define RBH_TEST_WIDEST		1024UL
+#endif
+
 static unsigned long rbh_test_seed = 0x726f7365;	/* "rose" */
 module_param_named(seed, rbh_test_seed, ulong, 0444);
 MODULE_PARM_DESC(seed, "Seed for the cases that use random numbers");
@@ -206,6 +216,9 @@ static void rbh_test_stats(struct kunit *test, struct rbh *rbh,
 	KUNIT_EXPECT_GE(test, st->table_slots, 2UL);
 	KUNIT_EXPECT_GE(test, st->buckets, 2UL);
 	KUNIT_EXPECT_LE(test, st->buckets, st->table_slots);
+	KUNIT_EXPECT_GE(test, st->widest, 1UL);
+	KUNIT_EXPECT_LE(test, st->widest, st->table_slots / 2);
+	KUNIT_EXPECT_LE(test, st->widest, RBH_TEST_WIDEST);
 	KUNIT_EXPECT_GT(test, st->bytes, 0UL);
 }
 
@@ -1899,6 +1912,163 @@ static void rbh_alloc_lost_race(struct kunit *test)
 	rbh_test_stats(test, rbh, st);
 	KUNIT_EXPECT_EQ(test, st->entries, 2UL);
 	KUNIT_EXPECT_EQ(test, st->table_slots, 2UL);
+	rbh_test_destroy(test, rbh);
+}
+
+/* Entries whose keys are below RBH_TEST_HOT are being removed */
+#define RBH_TEST_HOT		BIT(30)
+
+/* Deactivates itself: the next bucket allocation after it fails */
+static void *rbh_test_grow_then_fail_stub(unsigned int depth, gfp_t gfp)
+{
+	struct kunit *test = kunit_get_current_test();
+
+	kunit_deactivate_static_stub(test, rbh_alloc_table);
+	rbh_test_racer_ran = true;
+	rbh_test_fault_arm(test, RBH_TEST_BUCKET, 1);
+	return rbh_alloc_table(depth, gfp);
+}
+
+/*
+ * Keys crowded into half of the key space deepen the table while the
+ * other half stays empty.  No bucket may cover more than RBH_TEST_WIDEST
+ * slots (or the insertion that filled a bucket covering the empty half
+ * would point half the table at new buckets, under spinlocks): the empty
+ * half gets buckets too.  Emptying a quarter of the key space, and the
+ * shrink work's walk that follows, must not merge buckets wider either.
+ * A grow that needs such buckets but cannot allocate them is given up, as
+ * when its table cannot be allocated: the insertion that wanted it goes
+ * to a chain, without a warning.
+ */
+static void rbh_crowded_keys(struct kunit *test)
+{
+	struct rbh *rbh = rbh_test_new(test);
+	struct rbh_stats *before = rbh_test_stats_alloc(test);
+	struct rbh_stats *after = rbh_test_stats_alloc(test);
+	unsigned int cap, depth;
+	struct rbh_test_fault *f;
+	struct rbh_test_set *set;
+	unsigned long i, n, grows;
+
+	rbh_test_faults_init(test);
+	cap = rbh_test_capacity(test, rbh, before);
+	n = 4 * RBH_TEST_WIDEST * cap;
+	set = rbh_test_set_new(test, rbh, 2 * n);
+	rbh_test_set_fill(set, RBH_TEST_RANDOM);
+	for (i = 0; i < set->max; i++) {
+		u32 key = set->hash[i] >> 1;	/* top bit clear */
+
+		set->hash[i] = rbh_test_hash_of_key(key);
+		KUNIT_ASSERT_EQ(test, rbh_key(set->hash[i]), key);
+	}
+	if (!rbh_test_set_add(test, set, 0, n))
+		goto out;
+	rbh_test_stats(test, rbh, before);
+	rbh_test_print_stats(test, "crowded", before);
+	KUNIT_ASSERT_GE_MSG(test, before->table_slots, 4 * RBH_TEST_WIDEST,
+			    "the table is too small for a bucket to be too wide");
+	KUNIT_EXPECT_LE(test, before->widest, RBH_TEST_WIDEST);
+
+	for (i = 0; i < n; i++) {
+		if (rbh_key(set->hash[i]) >= RBH_TEST_HOT)
+			KUNIT_ASSERT_EQ(test, rbh_test_set_remove(set, i), 0);
+	}
+	rbh_test_stats(test, rbh, after);
+	rbh_test_print_stats(test, "a quarter emptied", after);
+	KUNIT_ASSERT_EQ_MSG(test, after->table_slots, before->table_slots,
+			    "the table halved: merges cannot widen a bucket");
+	KUNIT_EXPECT_GT(test, after->merges, before->merges);
+	KUNIT_EXPECT_LE(test, after->widest, RBH_TEST_WIDEST);
+	rbh_test_check_set(test, set);
+
+	/*
+	 * The next grow must split buckets, and cannot allocate them: aim
+	 * the rest of the entries at the bucket of the table's first slot
+	 * until it needs the table to double (its chain full, if need be).
+	 */
+	depth = ilog2(after->table_slots);
+	for (i = n; i < set->max; i++)
+		set->hash[i] = rbh_test_hash_of_key(rbh_key(set->hash[i]) >>
+						     depth);
+	grows = READ_ONCE(rbh->rbh_grows);
+	rbh_test_racer_ran = false;
+	kunit_activate_static_stub(test, rbh_alloc_table,
+				   rbh_test_grow_then_fail_stub);
+	for (i = n; !rbh_test_racer_ran; i++) {
+		KUNIT_ASSERT_LT(test, i, set->max);
+		KUNIT_ASSERT_EQ_MSG(test, rbh_test_set_insert(set, i), 0,
+				    "entry %lu, no buckets for a grow's splits", i);
+	}
+	f = &((struct rbh_test_faults *)test->priv)->site[RBH_TEST_BUCKET];
+	rbh_test_fault_disarm(test);
+	KUNIT_EXPECT_EQ(test, f->failed, 1U);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(rbh->rbh_grows), grows);
+	rbh_test_stats(test, rbh, before);
+	KUNIT_EXPECT_EQ(test, before->table_slots, after->table_slots);
+	KUNIT_EXPECT_LE(test, before->widest, RBH_TEST_WIDEST);
+	rbh_test_check_set(test, set);
+
+	/* With memory, the table doubles, still without a wide bucket */
+	while (READ_ONCE(rbh->rbh_grows) == grows) {
+		KUNIT_ASSERT_LT(test, i, set->max);
+		KUNIT_ASSERT_EQ(test, rbh_test_set_insert(set, i++), 0);
+	}
+	rbh_test_stats(test, rbh, after);
+	KUNIT_EXPECT_GE(test, after->table_slots, 2 * before->table_slots);
+	KUNIT_EXPECT_LE(test, after->widest, RBH_TEST_WIDEST);
+	rbh_test_check_set(test, set);
+	rbh_test_set_del(test, set, 0, set->max);
+	KUNIT_EXPECT_TRUE(test, rbh_empty(rbh));
+out:
+	rbh_test_destroy(test, rbh);
+}
+
+/*
+ * A split whose bucket has a chain of one key, several buckets long,
+ * hands the chain to the new bucket that takes that key: it allocates
+ * the two new buckets only, however long the chain, and the chain's
+ * entries are all still found (the grows that keep splitting such a
+ * bucket, see rbh_crowded_keys(), would otherwise copy it each time).
+ */
+static void rbh_split_hands_over_chain(struct kunit *test)
+{
+	struct rbh *rbh = rbh_test_new(test);
+	struct rbh_stats *before = rbh_test_stats_alloc(test);
+	struct rbh_stats *after = rbh_test_stats_alloc(test);
+	unsigned long total, n, i;
+	struct rbh_test_fault *f;
+	unsigned int cap;
+	u32 other;
+
+	rbh_test_faults_init(test);
+	cap = rbh_test_capacity(test, rbh, before);
+	n = 4 * cap;
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, RBH_TEST_FLOOD,
+						 rbh_test_ptr(i)), 0);
+	rbh_test_stats(test, rbh, before);
+	KUNIT_ASSERT_GE(test, before->overflow_buckets, 2UL);
+
+	/* Differs from the flood's key at the bit below its bucket's prefix */
+	other = rbh_test_hash_of_key(rbh_key(RBH_TEST_FLOOD) ^ BIT(30));
+	f = rbh_test_fault_arm(test, RBH_TEST_BUCKET, UINT_MAX);
+	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, other, rbh_test_ptr(n)), 0);
+	rbh_test_fault_disarm(test);
+	rbh_test_stats(test, rbh, after);
+	KUNIT_EXPECT_EQ(test, after->splits, before->splits + 1);
+	KUNIT_EXPECT_EQ_MSG(test, f->calls, 2U,
+			    "bucket allocations to split a bucket with a chain of %lu",
+			    before->overflow_buckets);
+	KUNIT_EXPECT_EQ(test, after->overflow_buckets,
+			before->overflow_buckets);
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_EQ(test, rbh_test_count(rbh, RBH_TEST_FLOOD,
+						     rbh_test_ptr(i), &total),
+				1UL);
+	KUNIT_EXPECT_EQ(test, total, n);
+	KUNIT_EXPECT_EQ(test, rbh_test_count(rbh, other, rbh_test_ptr(n),
+					     &total), 1UL);
+	KUNIT_EXPECT_EQ(test, total, 1UL);
 	rbh_test_destroy(test, rbh);
 }
 
@@ -4015,6 +4185,8 @@ static struct kunit_case rosebush_cases[] = {
 	KUNIT_CASE(rbh_alloc_fail_first_insert),
 	KUNIT_CASE(rbh_alloc_fail_grow),
 	KUNIT_CASE(rbh_alloc_lost_race),
+	KUNIT_CASE(rbh_crowded_keys),
+	KUNIT_CASE(rbh_split_hands_over_chain),
 	KUNIT_CASE(rbh_alloc_fail_split),
 	KUNIT_CASE(rbh_alloc_fail_overflow),
 	KUNIT_CASE(rbh_alloc_fail_shrink),

@@ -824,6 +824,7 @@ impl<T: Send + 'static> Rosebush<T> {
     /// let stats = rb.stats();
     /// assert_eq!(stats.entries, 1000);
     /// assert!(stats.table_slots.is_power_of_two());
+    /// assert!(stats.widest >= 1 && stats.widest <= stats.table_slots / 2);
     /// assert_eq!(stats.occupancy.iter().sum::<usize>(), stats.buckets);
     /// assert!(stats.spilled < stats.entries);
     /// pr_info!("{} buckets, {} bytes for 1000 entries\n", stats.buckets, stats.bytes);
@@ -845,6 +846,7 @@ impl<T: Send + 'static> Rosebush<T> {
             buckets: raw.buckets,
             overflow_buckets: raw.overflow_buckets,
             table_slots: raw.table_slots,
+            widest: raw.widest,
             bytes: raw.bytes,
             bucket_capacity: capacity,
             occupancy,
@@ -990,6 +992,8 @@ pub struct Stats {
     pub overflow_buckets: usize,
     /// Slots in the top-level table: a power of two, or 0.
     pub table_slots: usize,
+    /// The most slots of the table that point at one primary bucket: at most 1024.
+    pub widest: usize,
     /// Memory held by the rosebush: the table and every bucket.
     pub bytes: usize,
     /// Entries one bucket holds on this configuration.

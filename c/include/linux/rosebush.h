@@ -57,6 +57,12 @@ struct rbh {
 	unsigned long rbh_future_copied;
 	unsigned int rbh_future_deep;
 	bool rbh_future_grows;
+	/*
+	 * Under rbh_resize_lock: a merge waits for the table to halve, as
+	 * it would make a bucket too shallow for this one (see
+	 * rbh_merge_floor()).
+	 */
+	bool rbh_floor_waits;
 	/* Serialises resizes, which sleep between their steps */
 	struct mutex rbh_resize_mutex;
 	/* Statistics, under rbh_resize_lock */
@@ -177,6 +183,9 @@ void rbh_iter_unlock(struct rbh_iter *rbhi) __releases(RCU) __releases(rbhi);
  * @overflow_buckets: Buckets chained from a primary bucket that could not
  *	be split (see "Equal hashes" in Documentation/core-api/rosebush.rst).
  * @table_slots: Slots in the top-level table (a power of two, or 0).
+ * @widest: The most slots of the table that point at one primary bucket:
+ *	at most 1024 (see "Resizing in bounded steps" in
+ *	Documentation/core-api/rosebush.rst).
  * @bytes: Memory held by the rosebush: the table and every bucket.
  * @bucket_capacity: Entries one bucket holds on this configuration.
  * @occupancy: @occupancy[n] is the number of primary buckets holding
@@ -196,6 +205,7 @@ struct rbh_stats {
 	unsigned long buckets;
 	unsigned long overflow_buckets;
 	unsigned long table_slots;
+	unsigned long widest;
 	unsigned long bytes;
 	unsigned int bucket_capacity;
 	unsigned long occupancy[RBH_MAX_ENTRIES + 1];
