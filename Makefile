@@ -45,7 +45,7 @@ KUNIT_BENCH_CONFIGS := tests/kunit/base.config tests/kunit/rosebush.config \
 		       tests/kunit/sample.config tests/kunit/bench.config
 
 .PHONY: help toolchain toolchain-quiet tree export check-patches check-tree check-c check-wmm qemu-kunit-i386 qemu-kunit-arm64 qemu-kunit \
-	qemu-kcsan qemu-sample qemu-bench-smoke test-userspace fuzz coverage bench bench-misses \
+	qemu-kcsan qemu-sample qemu-bench-smoke test-userspace fuzz coverage bench bench-misses bench-holds \
 	qemu-bench qemu-bench-latency mutants mutants-rust test \
 	test-tools clean distclean
 
@@ -67,6 +67,8 @@ help:
 	@echo '                 in userspace (-O2): ns/op table, CSV and plot (BENCH_ARGS=-l)'
 	@echo '  bench-misses   the same lookups under callgrind'"'"'s cache simulation: misses'
 	@echo '                 per lookup at 10^6 and 4x10^6 entries (MISSES_SIZES)'
+	@echo '  bench-holds    the longest spinlock hold while keys crowded into half the key'
+	@echo '                 space fill, grow into and empty a rosebush (HOLDS_SIZES)'
 	@echo '  qemu-bench     build a non-debug kernel and, in QEMU, the in-kernel benchmark'
 	@echo '                 (rosebush, rhashtable, hlist_bl) and the -smp 8 contention run'
 	@echo '  qemu-bench-latency the longest section with preemption off while a rosebush'
@@ -171,6 +173,9 @@ bench: tree
 
 bench-misses: tree
 	@$(RB) scripts/bench.sh misses $(MISSES_SIZES)
+
+bench-holds: tree
+	@$(RB) scripts/bench.sh holds $(HOLDS_SIZES)
 
 qemu-bench: tree
 	@KUNIT_BUILD_ONLY=1 $(RB) scripts/qemu-kunit.sh bench $(KUNIT_BENCH_CONFIGS)

@@ -12,6 +12,11 @@
 #			count cache misses per lookup under callgrind's
 #			cache simulation, at each size (default 10^6 and
 #			4 x 10^6 entries)
+#   bench.sh holds [N...]
+#			the longest spinlock hold while keys crowded into
+#			half of the key space fill, grow into and empty a
+#			rosebush (tests/bench/rosebush-holds.c; default 10^6
+#			and 10^7 entries)
 #
 # In $ROSEBUSH_WORK/build/userspace-bench, timings: the table goes to
 # stdout and to bench.txt, every result to bench.csv, the plot to
@@ -100,8 +105,21 @@ misses() {
 		tee "$dir/misses.txt"
 }
 
+holds() {
+	echo "bench: building $dir/rosebush-holds"
+	(cd "$dir" &&
+	 clang "${cflags[@]}" -DBENCH_HOLDS \
+		-include "$top/tests/bench/bench-spinlock.h" \
+		"$top/tests/bench/rosebush-holds.c" slab.o vsprintf.o linux.o \
+		-lurcu -lpthread -o rosebush-holds)
+	"$dir/rosebush-holds" "$@" | tee "$dir/holds.txt"
+}
+
 build
-if [ "${1:-}" = misses ]; then
+if [ "${1:-}" = holds ]; then
+	shift
+	holds "$@"
+elif [ "${1:-}" = misses ]; then
 	shift
 	misses "$@"
 else

@@ -93,6 +93,7 @@ static void *bench_map(size_t len)
 	char *p = mmap(NULL, over, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	uintptr_t start, end;
+	size_t off;
 
 	if (p == MAP_FAILED)
 		return NULL;
@@ -105,6 +106,13 @@ static void *bench_map(size_t len)
 	/* Not fatal: without THP the bench runs on 4-KiB pages, and says so */
 	madvise((void *)start, len, alloc_mode == BENCH_ALLOC_SLAB ?
 		MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+	/*
+	 * The kernel's slab and kvmalloc() have every page of their memory
+	 * when they hand it out, so fault it in now, not on first use (for
+	 * rosebush, often under a spinlock: see rosebush-holds.c).
+	 */
+	for (off = 0; off < len; off += 4096)
+		((volatile char *)start)[off] = 0;
 	uatomic_add(&mapped, len);
 	return (void *)start;
 }

@@ -38,7 +38,7 @@ static inline void spin_lock_init(spinlock_t *lock)
 	__atomic_store_n(&lock->locked, 0, __ATOMIC_RELAXED);
 }
 
-static inline bool spin_trylock(spinlock_t *lock)
+static inline bool bench_spin_cas(spinlock_t *lock)
 {
 	unsigned int unlocked = 0;
 
@@ -46,15 +46,117 @@ static inline bool spin_trylock(spinlock_t *lock)
 					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
 }
 
+#ifdef BENCH_HOLDS
+/*
+ * rosebush-holds.c: time each thread's outermost hold of any spinlock
+ * (in the kernel, a section with preemption disabled), in the thread's
+ * CPU time, and keep the longest of all threads'.  Time spent spinning
+ * for a nested lock is left out: here its holder may have been preempted,
+ * which it cannot be in the kernel.
+ */
+#include <time.h>
+
+static __thread unsigned int bench_holds_depth;
+static __thread unsigned long long bench_holds_start;
+static __thread unsigned long long bench_holds_waited;
+static unsigned long long bench_holds_max;
+
+static inline unsigned long long bench_holds_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static inline void bench_hold_begin(void)
+{
+	if (!bench_holds_depth++) {
+		bench_holds_start = bench_holds_now();
+		bench_holds_waited = 0;
+	}
+}
+
+/* A spin_lock() inside a hold has to wait: leave the wait out */
+static inline unsigned long long bench_hold_wait_begin(void)
+{
+	return bench_holds_depth ? bench_holds_now() : 0;
+}
+
+static inline void bench_hold_wait_end(unsigned long long start)
+{
+	if (start)
+		bench_holds_waited += bench_holds_now() - start;
+}
+
+static inline void bench_hold_end(void)
+{
+	unsigned long long ns, max;
+
+	if (--bench_holds_depth)
+		return;
+	ns = bench_holds_now() - bench_holds_start - bench_holds_waited;
+	max = __atomic_load_n(&bench_holds_max, __ATOMIC_RELAXED);
+	while (ns > max &&
+	       !__atomic_compare_exchange_n(&bench_holds_max, &max, ns, false,
+					    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
+static inline unsigned long long bench_hold_max_ns(void)
+{
+	return __atomic_load_n(&bench_holds_max, __ATOMIC_RELAXED);
+}
+
+static inline void bench_hold_reset(void)
+{
+	__atomic_store_n(&bench_holds_max, 0, __ATOMIC_RELAXED);
+}
+#else
+static inline void bench_hold_begin(void)
+{
+}
+
+static inline unsigned long long bench_hold_wait_begin(void)
+{
+	return 0;
+}
+
+static inline void bench_hold_wait_end(unsigned long long start)
+{
+}
+
+static inline void bench_hold_end(void)
+{
+}
+#endif
+
+static inline bool spin_trylock(spinlock_t *lock)
+{
+	if (!bench_spin_cas(lock))
+		return false;
+	bench_hold_begin();
+	return true;
+}
+
 static inline void spin_lock(spinlock_t *lock)
 {
-	while (!spin_trylock(lock))
-		while (__atomic_load_n(&lock->locked, __ATOMIC_RELAXED))
-			__builtin_ia32_pause();
+	unsigned long long wait;
+
+	if (!bench_spin_cas(lock)) {
+		wait = bench_hold_wait_begin();
+		do {
+			while (__atomic_load_n(&lock->locked, __ATOMIC_RELAXED))
+				__builtin_ia32_pause();
+		} while (!bench_spin_cas(lock));
+		bench_hold_wait_end(wait);
+	}
+	bench_hold_begin();
 }
 
 static inline void spin_unlock(spinlock_t *lock)
 {
+	bench_hold_end();
 	__atomic_store_n(&lock->locked, 0, __ATOMIC_RELEASE);
 }
 
