@@ -37,12 +37,11 @@ static_assert(RBH_HEAD_GROUP * RBH_GROUP_SIZE < sizeof(struct rbh_bucket_head) &
 /* Bucket flags, written under the bucket lock */
 #define RBH_DEAD	1	/* Replaced by a split, a merge or a fold */
 /*
- * Every entry of the chain has the same key: rbh_chain_add_key() sets it
- * only when an empty chain takes its first entry, and clears it when an
- * entry with another key goes in.  rbh_split() trusts it to hand a chain
- * to one half of a split without reading it.
+ * A split is copying the bucket in steps, dropping its lock between them
+ * (rbh_split_steps()): nothing else may split, merge or fold it, and an
+ * insertion that would split it waits for the resize mutex.
  */
-#define RBH_CHAIN_SAME	2
+#define RBH_STAGING	2
 
 /* The bits of a filter word that name the overflow chain */
 #define RBH_CHAIN_FILTER	GENMASK(RBH_CHAIN_DEST * RBH_FILTER_BITS + \
@@ -57,6 +56,18 @@ static_assert(RBH_HEAD_GROUP * RBH_GROUP_SIZE < sizeof(struct rbh_bucket_head) &
  * removals before its halves merge again.
  */
 #define RBH_MERGE_MAX		(2 * RBH_ENTRIES / 3)
+/*
+ * The most overflow buckets a split copies under one hold of the bucket
+ * lock.  A bucket whose longer chain must be divided between the halves
+ * is copied in steps of this many (rbh_split_steps()), starting again if
+ * its entries change between steps, at most RBH_SPLIT_TRIES times.
+ */
+#define RBH_SPLIT_CHAIN_MAX	8
+/* Buckets a walk of the table or of a chain visits between cond_resched() */
+#define RBH_WALK_BATCH		64
+#define RBH_SPLIT_TRIES		4
+/* What rbh_split_shallow() needs for a bucket that rbh_split_steps() splits */
+#define RBH_SPLIT_IN_STEPS	UINT_MAX
 /*
  * The split trigger, h.contention: an acquisition of a bucket lock that
  * has to wait adds RBH_CONTENTION_UP, one that does not takes one off, so
@@ -502,6 +513,15 @@ static void rbh_set_entry(struct rbh_bucket *bucket, unsigned int g,
 }
 
 /*
+ * The entries of the locked @primary or of its chain changed: a split
+ * copying them in steps must start again (see rbh_split_steps()).
+ */
+static void rbh_changed(struct rbh_bucket *primary)
+{
+	primary->h.gen++;
+}
+
+/*
  * Free an entry.  The pointer stays, so a reader that matched the key a
  * moment ago returns a removed pointer, which the API allows.  Entries
  * never move, so nothing else need be visible before the key changes.
@@ -601,66 +621,43 @@ static void rbh_refilter(struct rbh_bucket *primary, u32 ref)
 }
 
 /*
- * The key of an entry of the chain that starts at @chain, whose buckets
- * hold keys like @ref.  The chain belongs to a locked primary bucket, or
- * is not visible yet.
- * Return: false if the chain holds nothing.
+ * The summary of the keys of a chain, in its first bucket @head: bits that
+ * are set in the chain's *difference* may differ between its keys, and
+ * every key agrees with its reference key in the others.  The summary
+ * only grows while the chain lives, so a removal leaves it an
+ * overestimate, which at worst makes a split copy a chain that it could
+ * have handed over whole.  It lets rbh_first_difference() and
+ * rbh_chain_half() answer without reading a chain, however long.
  */
-static bool rbh_chain_key(struct rbh_bucket *chain, u32 ref, u32 *key)
+static void rbh_chain_start(struct rbh_bucket *head, struct rbh_bucket *next,
+			    u32 key)
 {
-	unsigned int g, i;
-
-	for (; chain; chain = rcu_dereference_protected(chain->h.chain, 1)) {
-		rbh_for_each_entry(g, i) {
-			if (!rbh_entry_free(chain, g, i, ref)) {
-				*key = rbh_keys(chain, g)[i];
-				return true;
-			}
-		}
-	}
-	return false;
+	head->h.chain_ref = next ? next->h.chain_ref : key;
+	head->h.chain_diff = next ? next->h.chain_diff : 0;
 }
 
-/*
- * An entry with @key is about to go into the chain that starts at @chain
- * of @primary (locked, or not yet visible): note whether the chain then
- * holds one key only, so that rbh_first_difference() need not walk a
- * chain that many entries under one hash made long.
- */
-static void rbh_chain_add_key(struct rbh_bucket *primary,
-			      struct rbh_bucket *chain, u32 key)
+/* An entry with @key goes into the chain whose first bucket is @head. */
+static void rbh_chain_note(struct rbh_bucket *head, u32 key)
 {
-	u32 other;
-
-	if (!rbh_chain_key(chain, key, &other))
-		WRITE_ONCE(primary->h.flags, primary->h.flags | RBH_CHAIN_SAME);
-	else if (other != key)
-		WRITE_ONCE(primary->h.flags, primary->h.flags & ~RBH_CHAIN_SAME);
+	head->h.chain_diff |= head->h.chain_ref ^ key;
 }
 
 /*
  * The first bit, counting from the top, at which the keys stored in
- * @primary and its chain and @key do not all agree; 32 if they are all
- * equal.  A chain of one key costs one comparison.
+ * @primary and its chain and @key may not all agree; 32 if they all
+ * agree.  The chain's summary stands for its keys.
  */
 static unsigned int rbh_first_difference(struct rbh_bucket *primary, u32 key)
 {
-	struct rbh_bucket *bucket = rbh_chain_locked(primary, primary);
+	struct rbh_bucket *head = rbh_chain_locked(primary, primary);
 	unsigned int g, i;
-	u32 diff = 0, other;
+	u32 diff = 0;
 
 	rbh_for_each_entry(g, i)
 		if (!rbh_entry_free(primary, g, i, key))
 			diff |= rbh_keys(primary, g)[i] ^ key;
-	if (bucket && (primary->h.flags & RBH_CHAIN_SAME)) {
-		if (rbh_chain_key(bucket, key, &other))
-			diff |= other ^ key;
-		bucket = NULL;
-	}
-	for (; bucket; bucket = rbh_chain_locked(primary, bucket))
-		rbh_for_each_entry(g, i)
-			if (!rbh_entry_free(bucket, g, i, key))
-				diff |= rbh_keys(bucket, g)[i] ^ key;
+	if (head)
+		diff |= (head->h.chain_ref ^ key) | head->h.chain_diff;
 
 	return 32 - fls(diff);
 }
@@ -716,8 +713,10 @@ static struct rbh_bucket *rbh_chain_entry(struct rbh_bucket *primary, u32 key,
 		return NULL;
 
 	*sparep = NULL;
+	bucket = rbh_chain_locked(primary, primary);
 	rbh_bucket_init(spare, primary->h.depth, key);
-	RCU_INIT_POINTER(spare->h.chain, rbh_chain_locked(primary, primary));
+	rbh_chain_start(spare, bucket, key);
+	RCU_INIT_POINTER(spare->h.chain, bucket);
 	/* Readers may follow the chain as soon as this is done */
 	rcu_assign_pointer(primary->h.chain, spare);
 	rbh_find_free_any(spare, key, group, index);
@@ -739,17 +738,20 @@ static enum rbh_place rbh_place(struct rbh_bucket *primary, u32 key, void *p,
 	int i;
 
 	lockdep_assert_held(&primary->h.lock);
-	if (rbh_place_in_bucket(primary, key, p))
+	if (rbh_place_in_bucket(primary, key, p)) {
+		rbh_changed(primary);
 		return RBH_PLACED;
+	}
 	if (may_split && d < 32 && rbh_first_difference(primary, key) == d)
 		return RBH_NEED_SPLIT;
 
 	bucket = rbh_chain_entry(primary, key, spare, &g, &i);
 	if (!bucket)
 		return RBH_NEED_CHAIN;
-	rbh_chain_add_key(primary, rbh_chain_locked(primary, primary), key);
+	rbh_chain_note(rbh_chain_locked(primary, primary), key);
 	rbh_filter_add(primary, key, RBH_CHAIN_DEST);
 	rbh_set_entry(bucket, g, i, key, p);
+	rbh_changed(primary);
 	return RBH_PLACED;
 }
 
@@ -790,75 +792,100 @@ static void rbh_fill_add(struct rbh_fill *fill, struct rbh_spares *spares,
 		struct rbh_bucket *bucket = rbh_spare(spares);
 
 		rbh_bucket_init(bucket, fill->primary->h.depth, key);
+		if (tail == fill->primary)
+			rbh_chain_start(bucket, NULL, key);
 		RCU_INIT_POINTER(tail->h.chain, bucket);
 		fill->tail = bucket;
 		tail = bucket;
 	}
 	rbh_find_free_any(tail, key, &g, &i);
-	rbh_chain_add_key(fill->primary,
-			  rcu_dereference_protected(fill->primary->h.chain, 1), key);
+	rbh_chain_note(rcu_dereference_protected(fill->primary->h.chain, 1),
+		       key);
 	rbh_filter_add(fill->primary, key, RBH_CHAIN_DEST);
 	rbh_set_entry(tail, g, i, key, p);
 }
 
 /*
- * Copy the entries of @old (and of its chain, if @chain) whose bit @d is
- * @half into @fill.  @ref is any key in @old's range.
+ * Copy the entries of @bucket, which is @old or in its chain, into
+ * @fill[0] or @fill[1] by bit @d of their keys.  @ref is any key in
+ * @old's range.
  */
-static void rbh_fill_half(struct rbh_fill *fill, struct rbh_spares *spares,
-			  struct rbh_bucket *old, u32 ref, unsigned int d,
-			  unsigned int half, bool chain)
+static void rbh_fill_from(struct rbh_fill *fill, struct rbh_spares *spares,
+			  struct rbh_bucket *old, struct rbh_bucket *bucket,
+			  u32 ref, unsigned int d)
 {
-	struct rbh_bucket *bucket;
 	unsigned int g, i;
 
-	for (bucket = old; bucket;
-	     bucket = chain ? rbh_chain_locked(old, bucket) : NULL) {
-		rbh_for_each_entry(g, i) {
-			u32 key = rbh_keys(bucket, g)[i];
+	rbh_for_each_entry(g, i) {
+		u32 key = rbh_keys(bucket, g)[i];
 
-			if (rbh_entry_free(bucket, g, i, ref) ||
-			    rbh_bit(key, d) != half)
-				continue;
-			rbh_fill_add(fill, spares, key, rbh_slot(old, bucket, g, i));
-		}
+		if (!rbh_entry_free(bucket, g, i, ref))
+			rbh_fill_add(&fill[rbh_bit(key, d)], spares, key,
+				     rbh_slot(old, bucket, g, i));
+	}
+}
+
+/* Start filling @new[0] and @new[1], the halves of a bucket of depth @d. */
+static void rbh_fill_start(struct rbh_fill *fill, struct rbh_spares *spares,
+			   struct rbh_bucket **new, u32 key, unsigned int d)
+{
+	unsigned int half;
+
+	for (half = 0; half < 2; half++) {
+		new[half] = rbh_spare(spares);
+		rbh_bucket_init(new[half], d + 1, key);
+		fill[half].primary = new[half];
+		fill[half].tail = new[half];
 	}
 }
 
 /*
  * The half of the locked @old's range (bit @d of its keys) that holds
- * every entry of its chain, if the chain is longer than one bucket; -1 if
- * it is not, or both halves hold some.  A chain of one overflow bucket is
- * copied, so that the new buckets take in what they can of it.  A chain
- * of one key (RBH_CHAIN_SAME) costs one look, whatever its length; any
- * other is read through.  @ref is any key in the range.
+ * every entry of its chain, as the chain's summary tells, if the chain is
+ * longer than one bucket; -1 if it is not, or both halves may hold some.
+ * A chain of one overflow bucket is copied, so that the new buckets take
+ * in what they can of it.
  */
-static int rbh_chain_half(struct rbh_bucket *old, u32 ref, unsigned int d)
+static int rbh_chain_half(struct rbh_bucket *old, unsigned int d)
 {
-	struct rbh_bucket *bucket = rbh_chain_locked(old, old);
-	unsigned int g, i, half;
-	u32 key;
+	struct rbh_bucket *head = rbh_chain_locked(old, old);
 
-	if (!bucket || !rbh_chain_locked(old, bucket) ||
-	    !rbh_chain_key(bucket, ref, &key))
+	if (!head || !rbh_chain_locked(old, head) ||
+	    rbh_bit(head->h.chain_diff, d))
 		return -1;
-	half = rbh_bit(key, d);
-	if (old->h.flags & RBH_CHAIN_SAME)
-		return half;
-	for (; bucket; bucket = rbh_chain_locked(old, bucket))
-		rbh_for_each_entry(g, i)
-			if (!rbh_entry_free(bucket, g, i, ref) &&
-			    rbh_bit(rbh_keys(bucket, g)[i], d) != half)
-				return -1;
-	return half;
+	return rbh_bit(head->h.chain_ref, d);
 }
 
-/* The buckets rbh_split() of the locked @old, holding @key's range, needs */
+/*
+ * Does the locked @old have a chain of more than RBH_SPLIT_CHAIN_MAX
+ * buckets that a split at bit @d would have to copy?  Such a split is
+ * done in steps (rbh_split_steps()).
+ */
+static bool rbh_split_long(struct rbh_bucket *old, unsigned int d)
+{
+	struct rbh_bucket *bucket = old;
+	unsigned int n;
+
+	if (rbh_chain_half(old, d) >= 0)
+		return false;
+	for (n = 0; n <= RBH_SPLIT_CHAIN_MAX; n++) {
+		bucket = rbh_chain_locked(old, bucket);
+		if (!bucket)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The buckets rbh_split() of the locked @old, holding @key's range, needs.
+ * It reads no more than RBH_SPLIT_CHAIN_MAX overflow buckets, as a split
+ * that would copy more is done by rbh_split_steps() instead.
+ */
 static unsigned int rbh_split_needs(struct rbh_bucket *old, u32 key)
 {
 	unsigned int d = old->h.depth, g, i;
 	unsigned long n[2] = { 0, 0 };
-	bool chain = rbh_chain_half(old, key, d) < 0;
+	bool chain = rbh_chain_half(old, d) < 0;
 	struct rbh_bucket *bucket;
 
 	for (bucket = old; bucket;
@@ -871,48 +898,19 @@ static unsigned int rbh_split_needs(struct rbh_bucket *old, u32 key)
 }
 
 /*
- * Split the locked bucket @old, which holds @key's range, into two
- * buckets one bit deeper, each taking half of its slots.  A chain of
- * several buckets whose entries all go to one half is handed to that
- * half's bucket whole, not copied, so that a long chain of one key costs
- * a split no more than a bucket does.  The table must be deeper than
- * @old, and @spares must hold rbh_split_needs() buckets.  @old is then
- * dead and unlocked.
+ * Put @new[0] and @new[1], the halves of the locked @old which holds
+ * @key's range, filled and not yet visible, in its slots.  @old is then
+ * dead and unlocked, and goes after a grace period, with its chain if
+ * @chain (not if a half took the chain over or the caller frees it).
+ * Called with the resize lock held.
  */
-static void rbh_split(struct rbh *rbh, struct rbh_bucket *old, u32 key,
-		      struct rbh_spares *spares, unsigned int hold)
+static void rbh_split_publish(struct rbh *rbh, struct rbh_bucket *old, u32 key,
+			      struct rbh_bucket **new, bool chain)
 	__releases(&old->h.lock)
 {
-	unsigned int depth, d = old->h.depth, half, g, i;
+	unsigned int depth, d = old->h.depth;
 	struct rbh_bucket __rcu **table = rbh_table_locked(rbh, &depth);
-	int chain_half = rbh_chain_half(old, key, d);
-	struct rbh_bucket *new[2], *to;
-	unsigned long first, nr;
-	struct rbh_fill fill;
-
-	for (half = 0; half < 2; half++) {
-		new[half] = rbh_spare(spares);
-		rbh_bucket_init(new[half], d + 1, key);
-		new[half]->h.hold = hold;
-		fill.primary = new[half];
-		fill.tail = new[half];
-		rbh_fill_half(&fill, spares, old, key, d, half, chain_half < 0);
-	}
-	if (chain_half >= 0) {
-		/*
-		 * @old's own entries fit in one bucket, so @to has no chain
-		 * yet.  Its filters must name the chain's entries, all in
-		 * @to's range now: @old's chain bits name them (and no
-		 * entry of @to's own, whose bits rbh_fill_add() set).
-		 */
-		to = new[chain_half];
-		RCU_INIT_POINTER(to->h.chain, rbh_chain_locked(old, old));
-		to->h.flags |= old->h.flags & RBH_CHAIN_SAME;
-		for (g = RBH_HEAD_GROUP; g < RBH_GROUPS; g++)
-			if (rbh_group_entries(g))
-				*rbh_filter(to, g) |= *rbh_filter(old, g) &
-					RBH_CHAIN_FILTER;
-	}
+	unsigned long first, nr, i;
 
 	/* The first slot of @old's range, and the number of slots in it */
 	first = rbh_index(key, d) << (depth - d);
@@ -922,10 +920,10 @@ static void rbh_split(struct rbh *rbh, struct rbh_bucket *old, u32 key,
 
 	WRITE_ONCE(old->h.flags, old->h.flags | RBH_DEAD);
 	/* Freed after a grace period, so unlocking it below is safe */
-	if (chain_half >= 0)
-		kfree_rcu(old, h.rcu);
-	else
+	if (chain)
 		rbh_retire(old);
+	else
+		kfree_rcu(old, h.rcu);
 	spin_unlock(&old->h.lock);
 
 	WRITE_ONCE(rbh->rbh_nr_buckets, rbh->rbh_nr_buckets + 1);
@@ -936,13 +934,213 @@ static void rbh_split(struct rbh *rbh, struct rbh_bucket *old, u32 key,
 }
 
 /*
+ * Split the locked bucket @old, which holds @key's range, into two
+ * buckets one bit deeper, each taking half of its slots.  A chain of
+ * several buckets whose entries all go to one half is handed to that
+ * half's bucket whole, not copied, so that a long chain costs a split no
+ * more than a bucket does; one to be divided is copied, and must be at
+ * most RBH_SPLIT_CHAIN_MAX buckets long (rbh_split_long()).  The table
+ * must be deeper than @old, and @spares must hold rbh_split_needs()
+ * buckets.  @old is then dead and unlocked.
+ */
+static void rbh_split(struct rbh *rbh, struct rbh_bucket *old, u32 key,
+		      struct rbh_spares *spares, unsigned int hold)
+	__releases(&old->h.lock)
+{
+	unsigned int d = old->h.depth, g;
+	int chain_half = rbh_chain_half(old, d);
+	struct rbh_bucket *new[2], *to, *bucket;
+	struct rbh_fill fill[2];
+
+	rbh_fill_start(fill, spares, new, key, d);
+	new[0]->h.hold = hold;
+	new[1]->h.hold = hold;
+	for (bucket = old; bucket;
+	     bucket = chain_half < 0 ? rbh_chain_locked(old, bucket) : NULL)
+		rbh_fill_from(fill, spares, old, bucket, key, d);
+	if (chain_half >= 0) {
+		/*
+		 * @old's own entries fit in one bucket, so @to has no chain
+		 * yet.  Its filters must name the chain's entries, all in
+		 * @to's range now: @old's chain bits name them (and no
+		 * entry of @to's own, whose bits rbh_fill_add() set).
+		 */
+		to = new[chain_half];
+		RCU_INIT_POINTER(to->h.chain, rbh_chain_locked(old, old));
+		for (g = RBH_HEAD_GROUP; g < RBH_GROUPS; g++)
+			if (rbh_group_entries(g))
+				*rbh_filter(to, g) |= *rbh_filter(old, g) &
+					RBH_CHAIN_FILTER;
+	}
+	rbh_split_publish(rbh, old, key, new, chain_half < 0);
+}
+
+/*
+ * Before each hold of the bucket lock by a split in steps (those of
+ * rbh_split_copy(), and the last, which publishes the halves), with no
+ * lock held.  The KUnit suite redirects it to change the bucket between
+ * holds.
+ */
+VISIBLE_IF_KUNIT void rbh_split_pause(struct rbh *rbh)
+{
+	KUNIT_STATIC_STUB_REDIRECT(rbh_split_pause, rbh);
+	cond_resched();
+}
+EXPORT_SYMBOL_IF_KUNIT(rbh_split_pause);
+
+/* Give the buckets of @primary and its chain, never visible, to @spares. */
+static void rbh_unfill(struct rbh_spares *spares, struct rbh_bucket *primary)
+{
+	struct rbh_bucket *next;
+
+	for (; primary; primary = next) {
+		next = rcu_dereference_protected(primary->h.chain, 1);
+		rbh_spare_put(spares, primary);
+	}
+}
+
+/*
+ * Copy @old, the bucket of depth @d holding @key's range, and its chain
+ * into new halves @new[0] and @new[1], which nobody sees yet: @old and
+ * RBH_SPLIT_CHAIN_MAX overflow buckets under the first hold of @old's
+ * lock, as many under each hold after, with the spares they may need
+ * allocated and cond_resched() between holds.  @old has RBH_STAGING set.
+ * Return: 0 once everything is copied, with @old's change count as it
+ * was in *@gen; -EAGAIN if @old's entries changed meanwhile (@new holds
+ * a stale copy); -ENOMEM.
+ */
+static int rbh_split_copy(struct rbh *rbh, struct rbh_bucket *old, u32 key,
+			  unsigned int d, struct rbh_spares *spares,
+			  struct rbh_bucket **new, unsigned int *gen)
+{
+	struct rbh_bucket *next = old;
+	struct rbh_fill fill[2];
+	unsigned int n;
+	int err;
+
+	do {
+		/* What the halves may take from RBH_SPLIT_CHAIN_MAX + 1 buckets */
+		err = rbh_spares_fill(spares, RBH_SPLIT_CHAIN_MAX + 3, 0,
+				      GFP_KERNEL);
+		if (err)
+			return err;
+		rbh_split_pause(rbh);
+		spin_lock(&old->h.lock);
+		if (next == old) {
+			*gen = old->h.gen;
+			rbh_fill_start(fill, spares, new, key, d);
+			rbh_fill_from(fill, spares, old, old, key, d);
+			next = rbh_chain_locked(old, old);
+		} else if (old->h.gen != *gen) {
+			/* And @next may have been unlinked and freed */
+			spin_unlock(&old->h.lock);
+			return -EAGAIN;
+		}
+		for (n = 0; next && n < RBH_SPLIT_CHAIN_MAX; n++) {
+			rbh_fill_from(fill, spares, old, next, key, d);
+			next = rbh_chain_locked(old, next);
+		}
+		spin_unlock(&old->h.lock);
+	} while (next);
+	return 0;
+}
+
+/* Free the buckets of a chain that nobody can reach any more. */
+static void rbh_retire_chain(struct rbh_bucket *bucket)
+{
+	struct rbh_bucket *next;
+	unsigned int n = 0;
+
+	for (; bucket; bucket = next) {
+		/* Its primary is dead: nobody changes the chain now */
+		next = rcu_dereference_protected(bucket->h.chain, 1);
+		kfree_rcu(bucket, h.rcu);
+		if (++n % RBH_WALK_BATCH == 0)
+			cond_resched();
+	}
+}
+
+/*
+ * Split the bucket holding @key, whose chain is too long to copy under
+ * one hold of its lock and divides between the halves (rbh_split_long()).
+ * RBH_STAGING keeps anyone else from splitting, merging or folding it, so
+ * that it stays allocated while the halves are filled in steps by
+ * rbh_split_copy().  Its entries may still change between steps (h.gen
+ * counts changes): then the copy is stale, and starts again.  The halves
+ * are published under the resize lock as rbh_split() does, and the old
+ * chain is freed once the locks are dropped.  Called with the resize
+ * mutex held, which keeps the table's depth, and no spinlock; sleeps.
+ * Return: 0 if the bucket was split, or need not be split in steps any
+ * more; -ENOMEM if spares could not be allocated; -EBUSY if its entries
+ * changed during each of RBH_SPLIT_TRIES copies.
+ */
+static int rbh_split_steps(struct rbh *rbh, u32 key, struct rbh_spares *spares)
+{
+	struct rbh_bucket *old, *chain, *new[2];
+	unsigned int d, depth, gen, tries = 0;
+	int err;
+
+	lockdep_assert_held(&rbh->rbh_resize_mutex);
+	rcu_read_lock();
+	if (!rbh_lock_bucket(rbh, key, NULL, &old)) {
+		rcu_read_unlock();
+		return 0;
+	}
+	rcu_read_unlock();
+	rbh_untag(rbh_table_peek(rbh), &depth);
+	d = old->h.depth;
+	if (d >= depth || !rbh_split_long(old, d)) {
+		spin_unlock(&old->h.lock);
+		return 0;
+	}
+	/* Nobody else replaces @old now, so it is not freed */
+	WRITE_ONCE(old->h.flags, old->h.flags | RBH_STAGING);
+	spin_unlock(&old->h.lock);
+
+	for (;;) {
+		new[0] = NULL;
+		new[1] = NULL;
+		err = rbh_split_copy(rbh, old, key, d, spares, new, &gen);
+		if (!err) {
+			rbh_split_pause(rbh);
+			spin_lock(&rbh->rbh_resize_lock);
+			spin_lock(&old->h.lock);
+			if (old->h.gen == gen) {
+				chain = rbh_chain_locked(old, old);
+				rbh_split_publish(rbh, old, key, new, false);
+				WRITE_ONCE(rbh->rbh_splits, rbh->rbh_splits + 1);
+				spin_unlock(&rbh->rbh_resize_lock);
+				rbh_retire_chain(chain);
+				return 0;
+			}
+			spin_unlock(&old->h.lock);
+			spin_unlock(&rbh->rbh_resize_lock);
+			err = -EAGAIN;
+		}
+		rbh_unfill(spares, new[0]);
+		rbh_unfill(spares, new[1]);
+		if (err != -EAGAIN)
+			break;
+		if (++tries == RBH_SPLIT_TRIES) {
+			err = -EBUSY;
+			break;
+		}
+	}
+	spin_lock(&old->h.lock);
+	WRITE_ONCE(old->h.flags, old->h.flags & ~RBH_STAGING);
+	spin_unlock(&old->h.lock);
+	return err;
+}
+
+/*
  * Before a grow copies the step of the current @table, of depth @depth,
  * that starts at slot @i: split the bucket there if it is too shallow for
  * the deeper table (rbh_min_depth()).  Such a bucket covers exactly the
  * RBH_RESIZE_STEP slots of this step, and no other bucket of the step is
  * as shallow.  Called with the resize lock held.
  * Return: false if the step may be copied now; true if the bucket was
- * split (*@needed is 0) or needs *@needed buckets that @spares lacks.
+ * split (*@needed is 0), needs *@needed buckets that @spares lacks, or
+ * must be split by rbh_split_steps() (*@needed is RBH_SPLIT_IN_STEPS).
  */
 static bool rbh_split_shallow(struct rbh *rbh, struct rbh_bucket __rcu **table,
 			      unsigned int depth, unsigned long i,
@@ -955,7 +1153,8 @@ static bool rbh_split_shallow(struct rbh *rbh, struct rbh_bucket __rcu **table,
 	if (bucket->h.depth >= rbh_min_depth(depth + 1))
 		return false;
 	spin_lock(&bucket->h.lock);
-	*needed = rbh_split_needs(bucket, key);
+	*needed = rbh_split_long(bucket, bucket->h.depth) ? RBH_SPLIT_IN_STEPS :
+			rbh_split_needs(bucket, key);
 	if (spares->nr < *needed) {
 		spin_unlock(&bucket->h.lock);
 		return true;
@@ -982,7 +1181,8 @@ static bool rbh_split_shallow(struct rbh *rbh, struct rbh_bucket __rcu **table,
  * refused for it since the last halving, which the smaller table allows.
  * Return: 0 if @new is the table now; -EAGAIN if the table was not of
  * depth @depth or could not halve, -ENOMEM if a split's buckets could not
- * be allocated (the caller still owns @new).
+ * be allocated, -EBUSY if a split in steps gave up (the caller still owns
+ * @new).
  */
 static int rbh_resize_steps(struct rbh *rbh, struct rbh_bucket __rcu **new,
 			    unsigned int depth, unsigned int new_depth,
@@ -994,6 +1194,7 @@ static int rbh_resize_steps(struct rbh *rbh, struct rbh_bucket __rcu **new,
 	unsigned long i = 0, end;
 	unsigned int now, needed;
 	bool saw_floor = false;
+	int err = 0;
 
 	lockdep_assert_held(&rbh->rbh_resize_mutex);
 	spin_lock(&rbh->rbh_resize_lock);
@@ -1018,12 +1219,17 @@ static int rbh_resize_steps(struct rbh *rbh, struct rbh_bucket __rcu **new,
 		if (grows &&
 		    rbh_split_shallow(rbh, old, depth, i, spares, &needed)) {
 			spin_unlock(&rbh->rbh_resize_lock);
-			if (needed && rbh_spares_fill(spares, needed, 0,
-						      GFP_KERNEL | __GFP_NOWARN)) {
+			if (needed == RBH_SPLIT_IN_STEPS)
+				err = rbh_split_steps(rbh, (u32)(i << (32 - depth)),
+						      spares);
+			else if (needed)
+				err = rbh_spares_fill(spares, needed, 0,
+						      GFP_KERNEL | __GFP_NOWARN);
+			if (err) {
 				spin_lock(&rbh->rbh_resize_lock);
 				rbh->rbh_future_table = NULL;
 				spin_unlock(&rbh->rbh_resize_lock);
-				return -ENOMEM;
+				return err;
 			}
 			cond_resched();
 			spin_lock(&rbh->rbh_resize_lock);
@@ -1077,7 +1283,8 @@ static int rbh_resize_steps(struct rbh *rbh, struct rbh_bucket __rcu **new,
  * another resize.  Called without locks; sleeps.
  * Return: 0 if the table grew or need not, -ENOMEM if the larger table
  * or the buckets of a split it needed could not be allocated, -EBUSY if
- * @contended and a resize is running.
+ * @contended and a resize is running or if a split in steps it needed
+ * gave up.
  */
 static int rbh_grow(struct rbh *rbh, unsigned int depth, bool contended)
 {
@@ -1181,19 +1388,30 @@ enum rbh_room {
 	RBH_ROOM_RETRY,		/* try the insertion again */
 	RBH_ROOM_REFILL,	/* allocate spares, then call again */
 	RBH_ROOM_GROW,		/* double the table, then call again */
+	RBH_ROOM_STEPS,		/* rbh_split_steps(), then call again */
+};
+
+/* How far an insertion may go to make room in a full bucket */
+enum rbh_may {
+	RBH_MAY_GROW,		/* split it, doubling the table if need be */
+	RBH_MAY_SPLIT,		/* split it if the table is deeper */
+	RBH_MAY_CHAIN,		/* give it an overflow bucket */
 };
 
 /*
  * Make room for @key, or split its bucket because it is contended, with
- * the resize lock held.  Needs memory from @spares.  Without @may_grow
- * (a deeper table could not be allocated), a full bucket as deep as the
- * table gets an overflow bucket instead.
+ * the resize lock held.  Needs memory from @spares.  Short of
+ * RBH_MAY_GROW (a deeper table could not be allocated), a full bucket as
+ * deep as the table gets an overflow bucket instead; with RBH_MAY_CHAIN
+ * (a split in steps gave up), any full bucket does.  A contended bucket
+ * whose split would copy a long chain stays whole.
  * Return: RBH_ROOM_REFILL when @spares must hold *@nr buckets and a first
  * table of depth *@table_depth; RBH_ROOM_GROW when the table, of depth
- * *@table_depth - 1, must double first; otherwise RBH_ROOM_RETRY.
+ * *@table_depth - 1, must double first; RBH_ROOM_STEPS when the bucket
+ * must be split by rbh_split_steps(); otherwise RBH_ROOM_RETRY.
  */
 static enum rbh_room rbh_make_room_locked(struct rbh *rbh, u32 key, void *p,
-				bool contended, bool may_grow,
+				bool contended, enum rbh_may may,
 				struct rbh_spares *spares,
 				unsigned int *nr, unsigned int *table_depth,
 				bool *placed)
@@ -1218,12 +1436,14 @@ static enum rbh_room rbh_make_room_locked(struct rbh *rbh, u32 key, void *p,
 		bucket->h.contention = 0;
 		if (bucket->h.count < 2 ||
 		    rbh_first_difference(bucket, key) != d ||
-		    (d == depth && !rbh_may_grow_contended(rbh, depth)))
+		    (d == depth && !rbh_may_grow_contended(rbh, depth)) ||
+		    (bucket->h.flags & RBH_STAGING) || rbh_split_long(bucket, d))
 			goto unlock;
 	} else {
 		spare = spares->nr ? rbh_spare(spares) : NULL;
-		result = rbh_place(bucket, key, p, d < depth ||
-				   (may_grow && rbh_may_grow(rbh, depth, bucket)),
+		result = rbh_place(bucket, key, p, may != RBH_MAY_CHAIN &&
+				   (d < depth || (may == RBH_MAY_GROW &&
+						  rbh_may_grow(rbh, depth, bucket))),
 				   &spare);
 		if (spare)
 			rbh_spare_put(spares, spare);
@@ -1243,6 +1463,11 @@ static enum rbh_room rbh_make_room_locked(struct rbh *rbh, u32 key, void *p,
 		spin_unlock(&bucket->h.lock);
 		*table_depth = depth + 1;
 		return RBH_ROOM_GROW;
+	}
+	/* Too long a chain to divide under the locks, or being divided */
+	if ((bucket->h.flags & RBH_STAGING) || rbh_split_long(bucket, d)) {
+		spin_unlock(&bucket->h.lock);
+		return RBH_ROOM_STEPS;
 	}
 	/* Allocate everything first: an allocation failure changes nothing */
 	needed = rbh_split_needs(bucket, key);
@@ -1278,14 +1503,15 @@ static int rbh_make_room(struct rbh *rbh, u32 key, void *p, bool contended)
 {
 	struct rbh_spares spares = { };
 	unsigned int nr = 0, table_depth = 0;
-	bool placed = false, may_grow = true;
+	enum rbh_may may = RBH_MAY_GROW;
+	bool placed = false;
 	enum rbh_room room;
 	int err = 0;
 
 	for (;;) {
 		spin_lock(&rbh->rbh_resize_lock);
 		rcu_read_lock();
-		room = rbh_make_room_locked(rbh, key, p, contended, may_grow,
+		room = rbh_make_room_locked(rbh, key, p, contended, may,
 					    &spares, &nr, &table_depth,
 					    &placed);
 		rcu_read_unlock();
@@ -1299,7 +1525,20 @@ static int rbh_make_room(struct rbh *rbh, u32 key, void *p, bool contended)
 			if (contended)
 				break;
 			/* No deeper table: the entry goes to a chain */
-			may_grow = false;
+			may = RBH_MAY_SPLIT;
+			continue;
+		}
+		if (room == RBH_ROOM_STEPS) {
+			mutex_lock(&rbh->rbh_resize_mutex);
+			err = rbh_split_steps(rbh, key, &spares);
+			mutex_unlock(&rbh->rbh_resize_mutex);
+			/* Its entries kept changing: the entry goes to a chain */
+			if (err == -EBUSY) {
+				may = RBH_MAY_CHAIN;
+				err = 0;
+			}
+			if (err)
+				break;
 			continue;
 		}
 		err = rbh_spares_fill(&spares, nr, table_depth, GFP_KERNEL);
@@ -1457,7 +1696,7 @@ static bool rbh_find_entry(struct rbh_bucket *primary, u32 key,
  */
 static void rbh_tidy_chain(struct rbh_bucket *primary)
 {
-	struct rbh_bucket *prev = primary, *bucket;
+	struct rbh_bucket *prev = primary, *bucket, *next;
 
 	lockdep_assert_held(&primary->h.lock);
 	while ((bucket = rbh_chain_locked(primary, prev))) {
@@ -1465,8 +1704,11 @@ static void rbh_tidy_chain(struct rbh_bucket *primary)
 			prev = bucket;
 			continue;
 		}
-		rcu_assign_pointer(prev->h.chain,
-				   rbh_chain_locked(primary, bucket));
+		next = rbh_chain_locked(primary, bucket);
+		/* The first bucket keeps the chain's summary */
+		if (prev == primary && next)
+			rbh_chain_start(next, bucket, 0);
+		rcu_assign_pointer(prev->h.chain, next);
 		kfree_rcu(bucket, h.rcu);
 	}
 }
@@ -1475,7 +1717,8 @@ static void rbh_tidy_chain(struct rbh_bucket *primary)
 static bool rbh_may_merge(const struct rbh_bucket *bucket)
 {
 	return bucket->h.depth >= 2 && bucket->h.count <= RBH_MERGE_MAX &&
-		!rcu_access_pointer(bucket->h.chain);
+		!rcu_access_pointer(bucket->h.chain) &&
+		!(bucket->h.flags & RBH_STAGING);
 }
 
 /*
@@ -1648,7 +1891,8 @@ static bool rbh_fold_likely(struct rbh_bucket *primary)
 	struct rbh_bucket *bucket = primary;
 	unsigned int total = 0;
 
-	if (!rcu_access_pointer(primary->h.chain))
+	if (!rcu_access_pointer(primary->h.chain) ||
+	    (primary->h.flags & RBH_STAGING))
 		return false;
 	for (; bucket; bucket = rbh_chain_locked(primary, bucket)) {
 		total += bucket->h.count;
@@ -1884,9 +2128,6 @@ static bool rbh_walk_wanted(struct rbh_bucket __rcu **table,
 		count + READ_ONCE(buddy->h.count) <= RBH_MERGE_MAX;
 }
 
-/* Buckets a walk of the table looks at between cond_resched() calls */
-#define RBH_WALK_BATCH	64
-
 /*
  * Fold and merge wherever possible, visiting every primary bucket in
  * order of key: @pos is the first key of the next one.  The walk looks at
@@ -2051,6 +2292,7 @@ static void rbh_remove_entry(struct rbh_bucket *primary,
 	u32 *filter;
 
 	rbh_clear_entry(pos->bucket, pos->group, pos->index);
+	rbh_changed(primary);
 	if (!tidy)
 		return;
 	if (pos->bucket != primary) {
@@ -2153,6 +2395,7 @@ int rbh_use(struct rbh *rbh, u32 hash, void *p)
 	if (rbh_find_entry(primary, key, NULL, &pos)) {
 		/* Pairs with rbh_dereference() in rbh_next() */
 		rcu_assign_pointer(rbh_slots(pos.bucket, pos.group)[pos.index], p);
+		rbh_changed(primary);
 		err = 0;
 	}
 	spin_unlock(&primary->h.lock);
@@ -2390,6 +2633,7 @@ bool rbh_iter_replace(struct rbh_iter *rbhi, void *p, void *new)
 		return false;
 	/* Pairs with rbh_dereference() in rbh_next() */
 	rcu_assign_pointer(rbh_slots(pos.bucket, pos.group)[pos.index], new);
+	rbh_changed(rbhi->locked);
 	return true;
 }
 EXPORT_SYMBOL_GPL(rbh_iter_replace);
@@ -2425,6 +2669,7 @@ int rbh_iter_use(struct rbh_iter *rbhi, void *p)
 		return -ENOENT;
 	/* Pairs with rbh_dereference() in rbh_next() */
 	rcu_assign_pointer(rbh_slots(pos.bucket, pos.group)[pos.index], p);
+	rbh_changed(rbhi->locked);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(rbh_iter_use);

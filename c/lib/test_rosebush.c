@@ -2073,6 +2073,305 @@ static void rbh_split_hands_over_chain(struct kunit *test)
 }
 
 /*
+ * Chains that a split must divide.  While the table cannot grow, entries
+ * whose keys have the top bit clear and differ below it fill bucket 0 of
+ * a table of two slots and go on into its overflow chain; the split at
+ * the next bit, once the table may grow, divides the chain between the
+ * halves.  A chain longer than 8 buckets (RBH_SPLIT_CHAIN_MAX) is copied
+ * in steps: the primary bucket and 8 overflow buckets under the first
+ * hold of the bucket lock, 8 under each hold after, and the halves are
+ * published under one more.  Before each hold comes a pause
+ * (rbh_split_pause(), redirected here to count them and to remove entries
+ * meanwhile).  The insertion that splits the bucket goes on splitting the
+ * half its key picks while that is full: first_pauses counts the pauses
+ * of the first split only.
+ */
+#define RBH_TEST_CHAIN_STEP	8
+
+struct rbh_test_pauses {
+	struct rbh_test_faults faults;	/* first: test->priv for both */
+	unsigned long splits;	/* rbh_splits before the first split */
+	unsigned int pauses;
+	unsigned int first_pauses;
+	unsigned int meddle_at;	/* remove an entry at this pause, or */
+	bool meddle_always;	/* at every pause */
+	unsigned long next, end;	/* entries left to remove */
+	unsigned int half;	/* whose bit 1 of the key is this */
+	unsigned int removed;
+};
+
+static u32 rbh_test_chain_key(unsigned long i)
+{
+	return (u32)(i * GOLDEN_RATIO_32) & ~BIT(31);
+}
+
+static u32 rbh_test_chain_hash(unsigned long i)
+{
+	return rbh_test_hash_of_key(rbh_test_chain_key(i));
+}
+
+static void rbh_test_pause_stub(struct rbh *rbh)
+{
+	struct kunit *test = kunit_get_current_test();
+	struct rbh_test_pauses *tp = test->priv;
+
+	tp->pauses++;
+	if (READ_ONCE(rbh->rbh_splits) == tp->splits)
+		tp->first_pauses++;
+	if (!tp->meddle_always && tp->pauses != tp->meddle_at)
+		return;
+	while (tp->next < tp->end &&
+	       !!(rbh_test_chain_key(tp->next) & BIT(30)) != tp->half)
+		tp->next++;
+	if (tp->next == tp->end)
+		return;
+	if (!rbh_remove(rbh, rbh_test_chain_hash(tp->next),
+			rbh_test_ptr(tp->next)))
+		tp->removed++;
+	tp->next++;
+}
+
+static struct rbh_test_pauses *rbh_test_pauses_init(struct kunit *test)
+{
+	struct rbh_test_pauses *tp = kunit_kzalloc(test, sizeof(*tp),
+						   GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, tp);
+	test->priv = tp;
+	kunit_activate_static_stub(test, rbh_split_pause, rbh_test_pause_stub);
+	return tp;
+}
+
+/* Fill bucket 0 with entries 0 to @n - 1 (see above). */
+static void rbh_test_dividing_chain(struct kunit *test, struct rbh *rbh,
+				    unsigned long n, struct rbh_stats *st)
+{
+	struct rbh_test_fault *f;
+	unsigned long i;
+
+	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_chain_hash(0),
+					 rbh_test_ptr(0)), 0);
+	f = rbh_test_fault_arm(test, RBH_TEST_TABLE, 0);
+	for (i = 1; i < n; i++)
+		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_chain_hash(i),
+						 rbh_test_ptr(i)), 0);
+	rbh_test_fault_disarm(test);
+	KUNIT_EXPECT_GT(test, f->failed, 0U);
+	rbh_test_stats(test, rbh, st);
+	KUNIT_ASSERT_EQ(test, st->table_slots, 2UL);
+	KUNIT_ASSERT_GT(test, st->overflow_buckets,
+			4UL * RBH_TEST_CHAIN_STEP);
+}
+
+/* The holds of the bucket lock that copy the chain of @st's bucket 0 */
+static unsigned int rbh_test_chain_holds(const struct rbh_stats *st)
+{
+	return DIV_ROUND_UP(st->overflow_buckets, RBH_TEST_CHAIN_STEP);
+}
+
+/* Each of entries 0 to @n - 1 is found once, or not at all if @gone */
+static void rbh_test_check_chain(struct kunit *test, struct rbh *rbh,
+				 unsigned long n, const unsigned long *gone,
+				 unsigned int nr_gone)
+{
+	unsigned long i, found, expected;
+	unsigned int j;
+
+	for (i = 0; i < n; i++) {
+		expected = 1;
+		for (j = 0; j < nr_gone; j++)
+			if (gone[j] == i)
+				expected = 0;
+		found = rbh_test_count(rbh, rbh_test_chain_hash(i),
+				       rbh_test_ptr(i), NULL);
+		KUNIT_EXPECT_EQ_MSG(test, found, expected, "entry %lu", i);
+	}
+}
+
+/*
+ * A split divides a long chain in steps, a hold of the bucket lock per 8
+ * overflow buckets, and every entry is still found once.
+ */
+static void rbh_split_long_chain(struct kunit *test)
+{
+	struct rbh *rbh = rbh_test_new(test);
+	struct rbh_stats *before = rbh_test_stats_alloc(test);
+	struct rbh_stats *after = rbh_test_stats_alloc(test);
+	struct rbh_test_pauses *tp = rbh_test_pauses_init(test);
+	unsigned long n = 40 * rbh_test_capacity(test, rbh, before);
+
+	rbh_test_dividing_chain(test, rbh, n, before);
+	KUNIT_EXPECT_EQ(test, tp->pauses, 0U);
+	tp->splits = before->splits;
+	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_chain_hash(n),
+					 rbh_test_ptr(n)), 0);
+	rbh_test_stats(test, rbh, after);
+	KUNIT_EXPECT_GT(test, after->splits, before->splits);
+	KUNIT_EXPECT_EQ_MSG(test, tp->first_pauses,
+			    rbh_test_chain_holds(before) + 1,
+			    "holds of the lock to divide a chain of %lu",
+			    before->overflow_buckets);
+	rbh_test_check_chain(test, rbh, n + 1, NULL, 0);
+	rbh_test_destroy(test, rbh);
+}
+
+/*
+ * An entry removed between two steps of the split (here, one the first
+ * step copied) makes the copy stale: it is dropped at the next hold and
+ * made again, and the entry is not found afterwards.  So is one removed
+ * after the last step, before the halves are published.
+ */
+static void rbh_split_long_chain_changes(struct kunit *test)
+{
+	struct rbh_stats *before = rbh_test_stats_alloc(test);
+	struct rbh_stats *after = rbh_test_stats_alloc(test);
+	struct rbh_test_pauses *tp = rbh_test_pauses_init(test);
+	unsigned long n, gone = 0;
+	unsigned int holds, at;
+	struct rbh *rbh;
+
+	for (at = 0; at < 2; at++) {
+		rbh = rbh_test_new(test);
+		n = 40 * rbh_test_capacity(test, rbh, before);
+		rbh_test_dividing_chain(test, rbh, n, before);
+		holds = rbh_test_chain_holds(before);
+		tp->splits = before->splits;
+		tp->pauses = 0;
+		tp->first_pauses = 0;
+		tp->removed = 0;
+		/* Entry 0 went into the primary bucket first */
+		tp->meddle_at = at ? holds + 1 : 2;
+		tp->next = 0;
+		tp->end = 1;
+		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_chain_hash(n),
+						 rbh_test_ptr(n)), 0);
+		KUNIT_EXPECT_EQ(test, tp->removed, 1U);
+		rbh_test_stats(test, rbh, after);
+		KUNIT_EXPECT_GT(test, after->splits, before->splits);
+		rbh_test_check_chain(test, rbh, n + 1, &gone, 1);
+		/* The stale copy went no further than the next hold */
+		KUNIT_EXPECT_EQ(test, tp->first_pauses,
+				tp->meddle_at + holds + 1);
+		rbh_test_destroy(test, rbh);
+	}
+}
+
+/*
+ * Removals between the steps of every copy make the split give up after
+ * a few: the entry that wanted it goes to the chain, nothing else is
+ * lost, and the bucket splits at a later insertion.
+ */
+static void rbh_split_long_chain_gives_up(struct kunit *test)
+{
+	struct rbh *rbh = rbh_test_new(test);
+	struct rbh_stats *before = rbh_test_stats_alloc(test);
+	struct rbh_stats *after = rbh_test_stats_alloc(test);
+	struct rbh_test_pauses *tp = rbh_test_pauses_init(test);
+	unsigned long n = 40 * rbh_test_capacity(test, rbh, before);
+	unsigned long gone[32], i;
+	unsigned int nr_gone = 0;
+
+	rbh_test_dividing_chain(test, rbh, n, before);
+	tp->meddle_always = true;
+	tp->next = 1;
+	tp->end = n;
+	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_chain_hash(n),
+					 rbh_test_ptr(n)), 0);
+	rbh_test_stats(test, rbh, after);
+	KUNIT_EXPECT_EQ(test, after->splits, before->splits);
+	KUNIT_EXPECT_GE(test, tp->removed, 2U);
+	for (i = 1; i < tp->next; i++) {
+		if (rbh_test_chain_key(i) & BIT(30))
+			continue;
+		KUNIT_ASSERT_LT(test, nr_gone, ARRAY_SIZE(gone));
+		gone[nr_gone++] = i;
+	}
+	KUNIT_EXPECT_EQ(test, nr_gone, tp->removed);
+	rbh_test_check_chain(test, rbh, n + 1, gone, nr_gone);
+
+	/* Left alone, it splits once the primary bucket is full again */
+	tp->meddle_always = false;
+	tp->pauses = 0;
+	for (i = n + 1; READ_ONCE(rbh->rbh_splits) == before->splits; i++) {
+		KUNIT_ASSERT_LE(test, i, n + 1 + nr_gone);
+		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_chain_hash(i),
+						 rbh_test_ptr(i)), 0);
+	}
+	KUNIT_EXPECT_GT(test, tp->pauses, 0U);
+	rbh_test_check_chain(test, rbh, i, gone, nr_gone);
+	rbh_test_destroy(test, rbh);
+}
+
+/*
+ * The summary of a chain's keys lives in its first bucket: when removals
+ * empty that bucket and it is unlinked, the next one takes the summary
+ * over, so that the split still divides the chain.
+ */
+static void rbh_split_chain_summary(struct kunit *test)
+{
+	struct rbh *rbh = rbh_test_new(test);
+	struct rbh_stats *before = rbh_test_stats_alloc(test);
+	struct rbh_stats *after = rbh_test_stats_alloc(test);
+	unsigned long n = 40 * rbh_test_capacity(test, rbh, before);
+	unsigned long gone[RBH_MAX_ENTRIES + 1], i;
+	unsigned int nr_gone = 0;
+
+	rbh_test_pauses_init(test);
+	rbh_test_dividing_chain(test, rbh, n, before);
+	/* The newest entries are in the first overflow bucket */
+	do {
+		i = n - 1 - nr_gone;
+		KUNIT_ASSERT_LT(test, nr_gone, ARRAY_SIZE(gone));
+		gone[nr_gone++] = i;
+		KUNIT_ASSERT_EQ(test, rbh_remove(rbh, rbh_test_chain_hash(i),
+						 rbh_test_ptr(i)), 0);
+		rbh_test_stats(test, rbh, after);
+	} while (after->overflow_buckets == before->overflow_buckets);
+	KUNIT_ASSERT_EQ(test, after->overflow_buckets,
+			before->overflow_buckets - 1);
+
+	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_chain_hash(n),
+					 rbh_test_ptr(n)), 0);
+	rbh_test_stats(test, rbh, after);
+	KUNIT_EXPECT_GT(test, after->splits, before->splits);
+	rbh_test_check_chain(test, rbh, n + 1, gone, nr_gone);
+	rbh_test_destroy(test, rbh);
+}
+
+/*
+ * A grow splits a bucket too shallow for the deeper table in steps when
+ * it has a long chain to divide: bucket 0 keeps its chain while entries
+ * with the top bit set deepen the table, until the grow that would leave
+ * it too shallow splits it.
+ */
+static void rbh_split_long_chain_at_grow(struct kunit *test)
+{
+	struct rbh *rbh = rbh_test_new(test);
+	struct rbh_stats *before = rbh_test_stats_alloc(test);
+	struct rbh_stats *after = rbh_test_stats_alloc(test);
+	struct rbh_test_pauses *tp = rbh_test_pauses_init(test);
+	unsigned long n = 40 * rbh_test_capacity(test, rbh, before);
+	unsigned long i, max = 64 * RBH_TEST_WIDEST * RBH_MAX_ENTRIES;
+	unsigned long grows = ilog2(RBH_TEST_WIDEST) + 1;
+	u32 hash;
+
+	rbh_test_dividing_chain(test, rbh, n, before);
+	for (i = 0; READ_ONCE(rbh->rbh_grows) < grows; i++) {
+		KUNIT_ASSERT_LT(test, i, max);
+		hash = rbh_test_hash_of_key(rbh_test_chain_key(i) | BIT(31));
+		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, hash, rbh_test_ptr(n + i)),
+				0);
+	}
+	rbh_test_stats(test, rbh, after);
+	KUNIT_EXPECT_GE(test, tp->pauses,
+			(unsigned int)DIV_ROUND_UP(before->overflow_buckets,
+						   RBH_TEST_CHAIN_STEP));
+	KUNIT_EXPECT_LE(test, after->widest, RBH_TEST_WIDEST);
+	rbh_test_check_chain(test, rbh, n, NULL, 0);
+	rbh_test_destroy(test, rbh);
+}
+
+/*
  * Splitting a bucket shared by two slots allocates two buckets: if either
  * allocation fails, the insertion fails with -ENOMEM and changes nothing.
  */
@@ -4187,6 +4486,11 @@ static struct kunit_case rosebush_cases[] = {
 	KUNIT_CASE(rbh_alloc_lost_race),
 	KUNIT_CASE(rbh_crowded_keys),
 	KUNIT_CASE(rbh_split_hands_over_chain),
+	KUNIT_CASE(rbh_split_long_chain),
+	KUNIT_CASE(rbh_split_long_chain_changes),
+	KUNIT_CASE(rbh_split_long_chain_gives_up),
+	KUNIT_CASE(rbh_split_chain_summary),
+	KUNIT_CASE(rbh_split_long_chain_at_grow),
 	KUNIT_CASE(rbh_alloc_fail_split),
 	KUNIT_CASE(rbh_alloc_fail_overflow),
 	KUNIT_CASE(rbh_alloc_fail_shrink),

@@ -242,8 +242,20 @@ struct rbh_bucket_head {
 	u8 contention;		/* Contended lock acquisitions, decaying */
 	struct rbh_bucket __rcu *chain;	/* Overflow buckets */
 	union {
-		/* In use: removals before a merge, under the lock */
-		unsigned int hold;
+		/* A primary bucket in use, under its lock */
+		struct {
+			unsigned int hold;	/* Removals before a merge */
+			unsigned int gen;	/* Changes to its entries */
+		};
+		/*
+		 * The first bucket of a chain, under the primary's lock:
+		 * every key stored in the chain equals chain_ref in the
+		 * bits that chain_diff does not set.
+		 */
+		struct {
+			u32 chain_ref;
+			u32 chain_diff;
+		};
 		/* Dead: freed after a grace period */
 		struct rcu_head rcu;
 	};
@@ -461,12 +473,15 @@ done:
 
 #if IS_ENABLED(CONFIG_KUNIT)
 /*
- * Every allocation the rosebush makes goes through one of these two
+ * Every allocation the rosebush makes goes through one of the first two
  * functions, which the KUnit suite redirects (kunit/static_stub.h) to
- * inject allocation failures.  Not for any other use.
+ * inject allocation failures; it redirects the third, called between the
+ * steps of a split (rbh_split_steps()), to change the bucket meanwhile.
+ * Not for any other use.
  */
 struct rbh_bucket *rbh_alloc_bucket(gfp_t gfp);
 void *rbh_alloc_table(unsigned int depth, gfp_t gfp);
+void rbh_split_pause(struct rbh *rbh);
 #endif
 
 #endif /* _LINUX_ROSEBUSH_H */
