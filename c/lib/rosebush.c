@@ -60,14 +60,15 @@ static_assert(RBH_HEAD_GROUP * RBH_GROUP_SIZE < sizeof(struct rbh_bucket_head) &
  * The most overflow buckets a split copies under one hold of the bucket
  * lock.  A bucket whose longer chain must be divided between the halves
  * is copied in steps of this many (rbh_split_steps()), starting again if
- * its entries change between steps, at most RBH_SPLIT_TRIES times.
+ * its entries change between steps; after RBH_SPLIT_TRIES stale copies,
+ * the split gives up.
  */
 #define RBH_SPLIT_CHAIN_MAX	8
-/* Buckets a walk of the table or of a chain visits between cond_resched() */
-#define RBH_WALK_BATCH		64
 #define RBH_SPLIT_TRIES		4
 /* What rbh_split_shallow() needs for a bucket that rbh_split_steps() splits */
 #define RBH_SPLIT_IN_STEPS	UINT_MAX
+/* Buckets a walk of the table or of a chain visits between cond_resched() */
+#define RBH_WALK_BATCH		64
 /*
  * The split trigger, h.contention: an acquisition of a bucket lock that
  * has to wait adds RBH_CONTENTION_UP, one that does not takes one off, so
@@ -623,17 +624,27 @@ static void rbh_refilter(struct rbh_bucket *primary, u32 ref)
 /*
  * The summary of the keys of a chain, in its first bucket @head: bits that
  * are set in the chain's *difference* may differ between its keys, and
- * every key agrees with its reference key in the others.  The summary
- * only grows while the chain lives, so a removal leaves it an
- * overestimate, which at worst makes a split copy a chain that it could
- * have handed over whole.  It lets rbh_first_difference() and
- * rbh_chain_half() answer without reading a chain, however long.
+ * every key agrees with its reference key in the others.  It lets
+ * rbh_first_difference() and rbh_chain_half() answer without reading a
+ * chain, however long.  The difference only grows while the chain lives,
+ * so after removals it may name bits in which the keys left agree: then
+ * a full bucket may split (or the table grow for it) where no split
+ * separates anything, and a split copies a chain that it could have
+ * handed over.  A copy makes an exact summary.  A chain starts with the
+ * key of its first entry, @key, and nothing different.
  */
-static void rbh_chain_start(struct rbh_bucket *head, struct rbh_bucket *next,
-			    u32 key)
+static void rbh_chain_start(struct rbh_bucket *head, u32 key)
 {
-	head->h.chain_ref = next ? next->h.chain_ref : key;
-	head->h.chain_diff = next ? next->h.chain_diff : 0;
+	head->h.chain_ref = key;
+	head->h.chain_diff = 0;
+}
+
+/* @head becomes the first bucket of a chain that @from was first of. */
+static void rbh_chain_take_summary(struct rbh_bucket *head,
+				   const struct rbh_bucket *from)
+{
+	head->h.chain_ref = from->h.chain_ref;
+	head->h.chain_diff = from->h.chain_diff;
 }
 
 /* An entry with @key goes into the chain whose first bucket is @head. */
@@ -715,7 +726,10 @@ static struct rbh_bucket *rbh_chain_entry(struct rbh_bucket *primary, u32 key,
 	*sparep = NULL;
 	bucket = rbh_chain_locked(primary, primary);
 	rbh_bucket_init(spare, primary->h.depth, key);
-	rbh_chain_start(spare, bucket, key);
+	if (bucket)
+		rbh_chain_take_summary(spare, bucket);
+	else
+		rbh_chain_start(spare, key);
 	RCU_INIT_POINTER(spare->h.chain, bucket);
 	/* Readers may follow the chain as soon as this is done */
 	rcu_assign_pointer(primary->h.chain, spare);
@@ -793,7 +807,7 @@ static void rbh_fill_add(struct rbh_fill *fill, struct rbh_spares *spares,
 
 		rbh_bucket_init(bucket, fill->primary->h.depth, key);
 		if (tail == fill->primary)
-			rbh_chain_start(bucket, NULL, key);
+			rbh_chain_start(bucket, key);
 		RCU_INIT_POINTER(tail->h.chain, bucket);
 		fill->tail = bucket;
 		tail = bucket;
@@ -1004,14 +1018,15 @@ static void rbh_unfill(struct rbh_spares *spares, struct rbh_bucket *primary)
  * into new halves @new[0] and @new[1], which nobody sees yet: @old and
  * RBH_SPLIT_CHAIN_MAX overflow buckets under the first hold of @old's
  * lock, as many under each hold after, with the spares they may need
- * allocated and cond_resched() between holds.  @old has RBH_STAGING set.
+ * allocated with @gfp and cond_resched() between holds.  @old has
+ * RBH_STAGING set.
  * Return: 0 once everything is copied, with @old's change count as it
  * was in *@gen; -EAGAIN if @old's entries changed meanwhile (@new holds
  * a stale copy); -ENOMEM.
  */
 static int rbh_split_copy(struct rbh *rbh, struct rbh_bucket *old, u32 key,
-			  unsigned int d, struct rbh_spares *spares,
-			  struct rbh_bucket **new, unsigned int *gen)
+			  unsigned int d, struct rbh_spares *spares, gfp_t gfp,
+			  struct rbh_bucket **new, u32 *gen)
 {
 	struct rbh_bucket *next = old;
 	struct rbh_fill fill[2];
@@ -1019,9 +1034,12 @@ static int rbh_split_copy(struct rbh *rbh, struct rbh_bucket *old, u32 key,
 	int err;
 
 	do {
-		/* What the halves may take from RBH_SPLIT_CHAIN_MAX + 1 buckets */
-		err = rbh_spares_fill(spares, RBH_SPLIT_CHAIN_MAX + 3, 0,
-				      GFP_KERNEL);
+		/*
+		 * The entries of RBH_SPLIT_CHAIN_MAX + 1 buckets fill at
+		 * most RBH_SPLIT_CHAIN_MAX + 2 between the halves, their
+		 * primaries included.  A stale copy's buckets come back.
+		 */
+		err = rbh_spares_fill(spares, RBH_SPLIT_CHAIN_MAX + 2, 0, gfp);
 		if (err)
 			return err;
 		rbh_split_pause(rbh);
@@ -1068,16 +1086,19 @@ static void rbh_retire_chain(struct rbh_bucket *bucket)
  * rbh_split_copy().  Its entries may still change between steps (h.gen
  * counts changes): then the copy is stale, and starts again.  The halves
  * are published under the resize lock as rbh_split() does, and the old
- * chain is freed once the locks are dropped.  Called with the resize
- * mutex held, which keeps the table's depth, and no spinlock; sleeps.
+ * chain is freed once the locks are dropped.  Spares are allocated with
+ * @gfp.  Called with the resize mutex held, which keeps the table's
+ * depth, and no spinlock; sleeps.
  * Return: 0 if the bucket was split, or need not be split in steps any
  * more; -ENOMEM if spares could not be allocated; -EBUSY if its entries
  * changed during each of RBH_SPLIT_TRIES copies.
  */
-static int rbh_split_steps(struct rbh *rbh, u32 key, struct rbh_spares *spares)
+static int rbh_split_steps(struct rbh *rbh, u32 key, struct rbh_spares *spares,
+			   gfp_t gfp)
 {
 	struct rbh_bucket *old, *chain, *new[2];
-	unsigned int d, depth, gen, tries = 0;
+	unsigned int d, depth, tries = 0;
+	u32 gen;
 	int err;
 
 	lockdep_assert_held(&rbh->rbh_resize_mutex);
@@ -1100,7 +1121,7 @@ static int rbh_split_steps(struct rbh *rbh, u32 key, struct rbh_spares *spares)
 	for (;;) {
 		new[0] = NULL;
 		new[1] = NULL;
-		err = rbh_split_copy(rbh, old, key, d, spares, new, &gen);
+		err = rbh_split_copy(rbh, old, key, d, spares, gfp, new, &gen);
 		if (!err) {
 			rbh_split_pause(rbh);
 			spin_lock(&rbh->rbh_resize_lock);
@@ -1221,7 +1242,8 @@ static int rbh_resize_steps(struct rbh *rbh, struct rbh_bucket __rcu **new,
 			spin_unlock(&rbh->rbh_resize_lock);
 			if (needed == RBH_SPLIT_IN_STEPS)
 				err = rbh_split_steps(rbh, (u32)(i << (32 - depth)),
-						      spares);
+						      spares,
+						      GFP_KERNEL | __GFP_NOWARN);
 			else if (needed)
 				err = rbh_spares_fill(spares, needed, 0,
 						      GFP_KERNEL | __GFP_NOWARN);
@@ -1530,15 +1552,17 @@ static int rbh_make_room(struct rbh *rbh, u32 key, void *p, bool contended)
 		}
 		if (room == RBH_ROOM_STEPS) {
 			mutex_lock(&rbh->rbh_resize_mutex);
-			err = rbh_split_steps(rbh, key, &spares);
+			err = rbh_split_steps(rbh, key, &spares,
+					      GFP_KERNEL | __GFP_NOWARN);
 			mutex_unlock(&rbh->rbh_resize_mutex);
-			/* Its entries kept changing: the entry goes to a chain */
-			if (err == -EBUSY) {
-				may = RBH_MAY_CHAIN;
-				err = 0;
-			}
+			/*
+			 * Its entries kept changing, or the buckets for the
+			 * copy could not be had: the entry goes to the chain,
+			 * which needs one bucket at most.
+			 */
 			if (err)
-				break;
+				may = RBH_MAY_CHAIN;
+			err = 0;
 			continue;
 		}
 		err = rbh_spares_fill(&spares, nr, table_depth, GFP_KERNEL);
@@ -1603,8 +1627,9 @@ static int rbh_add(struct rbh *rbh, u32 hash, void *p)
  * on its own.  Lookups find @p as soon as this function returns.
  *
  * Context: Process context.  Takes and releases a bucket lock and maybe
- * the resize lock, and, to double the table, the resize mutex; may sleep
- * to allocate memory with GFP_KERNEL or to wait for a resize.
+ * the resize lock, and, to double the table or to split a bucket in steps,
+ * the resize mutex; may sleep to allocate memory with GFP_KERNEL or to
+ * wait for a resize or for a split in steps.
  * Return: 0 on success, -EINVAL if @p is NULL, -ENOMEM if memory could not
  * be allocated (nothing is then stored).
  */
@@ -1626,8 +1651,9 @@ EXPORT_SYMBOL_GPL(rbh_insert);
  * rbh_release().  Lookups skip the reserved slot until it is used.
  *
  * Context: Process context.  Takes and releases a bucket lock and maybe
- * the resize lock, and, to double the table, the resize mutex; may sleep
- * to allocate memory with GFP_KERNEL or to wait for a resize.
+ * the resize lock, and, to double the table or to split a bucket in steps,
+ * the resize mutex; may sleep to allocate memory with GFP_KERNEL or to
+ * wait for a resize or for a split in steps.
  * Return: 0 on success, -ENOMEM if memory could not be allocated (nothing
  * is then reserved).
  */
@@ -1707,7 +1733,7 @@ static void rbh_tidy_chain(struct rbh_bucket *primary)
 		next = rbh_chain_locked(primary, bucket);
 		/* The first bucket keeps the chain's summary */
 		if (prev == primary && next)
-			rbh_chain_start(next, bucket, 0);
+			rbh_chain_take_summary(next, bucket);
 		rcu_assign_pointer(prev->h.chain, next);
 		kfree_rcu(bucket, h.rcu);
 	}

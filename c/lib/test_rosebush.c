@@ -2081,10 +2081,10 @@ static void rbh_split_hands_over_chain(struct kunit *test)
  * in steps: the primary bucket and 8 overflow buckets under the first
  * hold of the bucket lock, 8 under each hold after, and the halves are
  * published under one more.  Before each hold comes a pause
- * (rbh_split_pause(), redirected here to count them and to remove entries
- * meanwhile).  The insertion that splits the bucket goes on splitting the
- * half its key picks while that is full: first_pauses counts the pauses
- * of the first split only.
+ * (rbh_split_pause(), redirected here to count them and to change the
+ * bucket meanwhile).  The insertion that splits the bucket goes on
+ * splitting the half its key picks while that is full: first_pauses
+ * counts the pauses of the first split only.
  */
 #define RBH_TEST_CHAIN_STEP	8
 
@@ -2093,11 +2093,12 @@ struct rbh_test_pauses {
 	unsigned long splits;	/* rbh_splits before the first split */
 	unsigned int pauses;
 	unsigned int first_pauses;
-	unsigned int meddle_at;	/* remove an entry at this pause, or */
-	bool meddle_always;	/* at every pause */
-	unsigned long next, end;	/* entries left to remove */
-	unsigned int half;	/* whose bit 1 of the key is this */
-	unsigned int removed;
+	/* Called at each pause, after counting it, to change the bucket */
+	void (*meddle)(struct kunit *test, struct rbh *rbh,
+		       struct rbh_test_pauses *tp);
+	unsigned int at;	/* the pause at which meddle() acts */
+	unsigned long next;	/* the next entry meddle() removes */
+	unsigned int done;	/* changes meddle() made */
 };
 
 static u32 rbh_test_chain_key(unsigned long i)
@@ -2118,17 +2119,8 @@ static void rbh_test_pause_stub(struct rbh *rbh)
 	tp->pauses++;
 	if (READ_ONCE(rbh->rbh_splits) == tp->splits)
 		tp->first_pauses++;
-	if (!tp->meddle_always && tp->pauses != tp->meddle_at)
-		return;
-	while (tp->next < tp->end &&
-	       !!(rbh_test_chain_key(tp->next) & BIT(30)) != tp->half)
-		tp->next++;
-	if (tp->next == tp->end)
-		return;
-	if (!rbh_remove(rbh, rbh_test_chain_hash(tp->next),
-			rbh_test_ptr(tp->next)))
-		tp->removed++;
-	tp->next++;
+	if (tp->meddle)
+		tp->meddle(test, rbh, tp);
 }
 
 static struct rbh_test_pauses *rbh_test_pauses_init(struct kunit *test)
@@ -2169,7 +2161,10 @@ static unsigned int rbh_test_chain_holds(const struct rbh_stats *st)
 	return DIV_ROUND_UP(st->overflow_buckets, RBH_TEST_CHAIN_STEP);
 }
 
-/* Each of entries 0 to @n - 1 is found once, or not at all if @gone */
+/*
+ * Each of entries 0 to @n - 1 is found once under its own pointer, or not
+ * at all if it is in @gone.
+ */
 static void rbh_test_check_chain(struct kunit *test, struct rbh *rbh,
 				 unsigned long n, const unsigned long *gone,
 				 unsigned int nr_gone)
@@ -2216,50 +2211,167 @@ static void rbh_split_long_chain(struct kunit *test)
 }
 
 /*
- * An entry removed between two steps of the split (here, one the first
- * step copied) makes the copy stale: it is dropped at the next hold and
- * made again, and the entry is not found afterwards.  So is one removed
- * after the last step, before the halves are published.
+ * The changes a split in steps must see between its holds.  Entry 0 went
+ * into the primary bucket first, and entry 1 second; the changes are
+ * made on entries that the copy already holds.
  */
-static void rbh_split_long_chain_changes(struct kunit *test)
-{
-	struct rbh_stats *before = rbh_test_stats_alloc(test);
-	struct rbh_stats *after = rbh_test_stats_alloc(test);
-	struct rbh_test_pauses *tp = rbh_test_pauses_init(test);
-	unsigned long n, gone = 0;
-	unsigned int holds, at;
-	struct rbh *rbh;
+enum rbh_test_change {
+	RBH_TEST_REMOVE,	/* rbh_remove() entry 0 */
+	RBH_TEST_REMOVE_LAST,	/* the same, after the last copying step */
+	RBH_TEST_USE,		/* rbh_use() a slot reserved before */
+	RBH_TEST_ITER_USE,	/* the same with rbh_iter_use() */
+	RBH_TEST_REPLACE,	/* rbh_iter_replace() entry 1's pointer */
+	RBH_TEST_REFILL,	/* remove entry 0, then insert into its room */
+};
 
-	for (at = 0; at < 2; at++) {
-		rbh = rbh_test_new(test);
-		n = 40 * rbh_test_capacity(test, rbh, before);
-		rbh_test_dividing_chain(test, rbh, n, before);
-		holds = rbh_test_chain_holds(before);
-		tp->splits = before->splits;
-		tp->pauses = 0;
-		tp->first_pauses = 0;
-		tp->removed = 0;
-		/* Entry 0 went into the primary bucket first */
-		tp->meddle_at = at ? holds + 1 : 2;
-		tp->next = 0;
-		tp->end = 1;
-		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_chain_hash(n),
-						 rbh_test_ptr(n)), 0);
-		KUNIT_EXPECT_EQ(test, tp->removed, 1U);
-		rbh_test_stats(test, rbh, after);
-		KUNIT_EXPECT_GT(test, after->splits, before->splits);
-		rbh_test_check_chain(test, rbh, n + 1, &gone, 1);
-		/* The stale copy went no further than the next hold */
-		KUNIT_EXPECT_EQ(test, tp->first_pauses,
-				tp->meddle_at + holds + 1);
-		rbh_test_destroy(test, rbh);
+struct rbh_test_change_param {
+	enum rbh_test_change change;
+	const char *name;
+};
+
+static const struct rbh_test_change_param rbh_test_changes[] = {
+	{ RBH_TEST_REMOVE, "a removal" },
+	{ RBH_TEST_REMOVE_LAST, "a removal before the halves are published" },
+	{ RBH_TEST_USE, "rbh_use()" },
+	{ RBH_TEST_ITER_USE, "rbh_iter_use()" },
+	{ RBH_TEST_REPLACE, "rbh_iter_replace()" },
+	{ RBH_TEST_REFILL, "an insertion into the primary bucket" },
+};
+
+KUNIT_ARRAY_PARAM_DESC(rbh_test_changes, rbh_test_changes, name);
+
+/* The hash and the pointer of the extra entry for @change */
+static void rbh_test_change_entry(enum rbh_test_change change,
+				  unsigned long n, u32 *hash, void **p)
+{
+	unsigned long i = n + 1 + change;
+
+	*hash = rbh_test_chain_hash(i);
+	*p = rbh_test_ptr(i);
+}
+
+static void rbh_test_change(struct kunit *test, struct rbh *rbh,
+			    struct rbh_test_pauses *tp)
+{
+	const struct rbh_test_change_param *param = test->param_value;
+	void *p, *q;
+	u32 hash;
+
+	rbh_test_change_entry(param->change, tp->next, &hash, &q);
+	if (param->change == RBH_TEST_REFILL && tp->pauses == 1) {
+		/* Before the first step: the copy sees the room */
+		KUNIT_EXPECT_EQ(test, rbh_remove(rbh, rbh_test_chain_hash(0),
+						 rbh_test_ptr(0)), 0);
+		return;
+	}
+	if (tp->pauses != tp->at)
+		return;
+	tp->done++;
+	switch (param->change) {
+	case RBH_TEST_REMOVE:
+	case RBH_TEST_REMOVE_LAST:
+		KUNIT_EXPECT_EQ(test, rbh_remove(rbh, rbh_test_chain_hash(0),
+						 rbh_test_ptr(0)), 0);
+		break;
+	case RBH_TEST_USE:
+		KUNIT_EXPECT_EQ(test, rbh_use(rbh, hash, q), 0);
+		break;
+	case RBH_TEST_ITER_USE: {
+		RBH_ITER(iter, rbh, hash);
+
+		rbh_iter_lock(&iter);
+		KUNIT_EXPECT_EQ(test, rbh_iter_use(&iter, q), 0);
+		rbh_iter_unlock(&iter);
+		break;
+	}
+	case RBH_TEST_REPLACE: {
+		RBH_ITER(iter, rbh, rbh_test_chain_hash(1));
+
+		rbh_iter_lock(&iter);
+		while ((p = rbh_next(&iter)) && p != rbh_test_ptr(1))
+			;
+		KUNIT_EXPECT_TRUE(test, p && rbh_iter_replace(&iter, p, q));
+		rbh_iter_unlock(&iter);
+		break;
+	}
+	case RBH_TEST_REFILL:
+		/* Its key is in bucket 0's range, which has room for it */
+		KUNIT_EXPECT_EQ(test, rbh_insert(rbh, hash, q), 0);
+		break;
 	}
 }
 
 /*
+ * A change to the bucket between two steps of the split makes the copy
+ * stale: it is dropped at the next hold, or when the halves are about to
+ * be published, and made again, so that the split shows the change.
+ */
+static void rbh_split_long_chain_changes(struct kunit *test)
+{
+	const struct rbh_test_change_param *param = test->param_value;
+	struct rbh *rbh = rbh_test_new(test);
+	struct rbh_stats *before = rbh_test_stats_alloc(test);
+	struct rbh_stats *after = rbh_test_stats_alloc(test);
+	struct rbh_test_pauses *tp = rbh_test_pauses_init(test);
+	unsigned long n = 40 * rbh_test_capacity(test, rbh, before);
+	unsigned long gone[1];
+	unsigned int holds, nr_gone = 0;
+	void *q;
+	u32 hash;
+
+	rbh_test_dividing_chain(test, rbh, n, before);
+	rbh_test_change_entry(param->change, n, &hash, &q);
+	if (param->change == RBH_TEST_USE ||
+	    param->change == RBH_TEST_ITER_USE) {
+		/* Into the chain, like the entries before it */
+		rbh_test_fault_arm(test, RBH_TEST_TABLE, 0);
+		KUNIT_ASSERT_EQ(test, rbh_reserve(rbh, hash), 0);
+		rbh_test_fault_disarm(test);
+		rbh_test_stats(test, rbh, before);
+	}
+	holds = rbh_test_chain_holds(before);
+	tp->splits = before->splits;
+	tp->meddle = rbh_test_change;
+	tp->at = param->change == RBH_TEST_REMOVE_LAST ? holds + 1 : 2;
+	tp->next = n;
+	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_chain_hash(n),
+					 rbh_test_ptr(n)), 0);
+	KUNIT_EXPECT_EQ(test, tp->done, 1U);
+	rbh_test_stats(test, rbh, after);
+	KUNIT_EXPECT_GT(test, after->splits, before->splits);
+	/* The stale copy went no further than the next hold */
+	KUNIT_EXPECT_EQ(test, tp->first_pauses, tp->at + holds + 1);
+
+	/* Entry 0 was removed, or entry 1's pointer replaced by @q */
+	if (param->change == RBH_TEST_REPLACE)
+		gone[nr_gone++] = 1;
+	else if (param->change != RBH_TEST_USE &&
+		 param->change != RBH_TEST_ITER_USE)
+		gone[nr_gone++] = 0;
+	if (param->change == RBH_TEST_REPLACE)
+		hash = rbh_test_chain_hash(1);
+	if (param->change != RBH_TEST_REMOVE &&
+	    param->change != RBH_TEST_REMOVE_LAST)
+		KUNIT_EXPECT_EQ(test, rbh_test_count(rbh, hash, q, NULL), 1UL);
+	rbh_test_check_chain(test, rbh, n + 1, gone, nr_gone);
+	rbh_test_destroy(test, rbh);
+}
+
+/* Remove the next entry at every pause */
+static void rbh_test_remove_each_pause(struct kunit *test, struct rbh *rbh,
+				       struct rbh_test_pauses *tp)
+{
+	KUNIT_EXPECT_EQ(test, rbh_remove(rbh, rbh_test_chain_hash(tp->next),
+					 rbh_test_ptr(tp->next)), 0);
+	tp->next++;
+	tp->done++;
+}
+
+/*
  * Removals between the steps of every copy make the split give up after
- * a few: the entry that wanted it goes to the chain, nothing else is
- * lost, and the bucket splits at a later insertion.
+ * a few: the entry that wanted it is stored all the same (in the room
+ * the removals made), nothing else is lost, and the bucket splits at a
+ * later insertion.
  */
 static void rbh_split_long_chain_gives_up(struct kunit *test)
 {
@@ -2272,25 +2384,20 @@ static void rbh_split_long_chain_gives_up(struct kunit *test)
 	unsigned int nr_gone = 0;
 
 	rbh_test_dividing_chain(test, rbh, n, before);
-	tp->meddle_always = true;
+	tp->meddle = rbh_test_remove_each_pause;
 	tp->next = 1;
-	tp->end = n;
 	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_chain_hash(n),
 					 rbh_test_ptr(n)), 0);
 	rbh_test_stats(test, rbh, after);
 	KUNIT_EXPECT_EQ(test, after->splits, before->splits);
-	KUNIT_EXPECT_GE(test, tp->removed, 2U);
-	for (i = 1; i < tp->next; i++) {
-		if (rbh_test_chain_key(i) & BIT(30))
-			continue;
-		KUNIT_ASSERT_LT(test, nr_gone, ARRAY_SIZE(gone));
+	KUNIT_EXPECT_GE(test, tp->done, 2U);
+	KUNIT_ASSERT_LE(test, tp->done, ARRAY_SIZE(gone));
+	for (i = 1; i < tp->next; i++)
 		gone[nr_gone++] = i;
-	}
-	KUNIT_EXPECT_EQ(test, nr_gone, tp->removed);
 	rbh_test_check_chain(test, rbh, n + 1, gone, nr_gone);
 
 	/* Left alone, it splits once the primary bucket is full again */
-	tp->meddle_always = false;
+	tp->meddle = NULL;
 	tp->pauses = 0;
 	for (i = n + 1; READ_ONCE(rbh->rbh_splits) == before->splits; i++) {
 		KUNIT_ASSERT_LE(test, i, n + 1 + nr_gone);
@@ -2302,39 +2409,73 @@ static void rbh_split_long_chain_gives_up(struct kunit *test)
 	rbh_test_destroy(test, rbh);
 }
 
+/* Entries of rbh_split_chain_summary(): keys with the top two bits clear */
+static u32 rbh_test_low_hash(unsigned long i)
+{
+	return rbh_test_hash_of_key(rbh_test_chain_key(i) & ~BIT(30));
+}
+
+/* ... and keys in the same bucket of depth 1, with bit 1 set */
+static u32 rbh_test_odd_hash(unsigned long i)
+{
+	return rbh_test_hash_of_key(rbh_test_chain_key(i) | BIT(30));
+}
+
 /*
  * The summary of a chain's keys lives in its first bucket: when removals
  * empty that bucket and it is unlinked, the next one takes the summary
- * over, so that the split still divides the chain.
+ * over.  Here the older buckets hold keys that agree at bit 1, which
+ * chain without a split; one that differs there goes into a free entry
+ * of the second bucket while the table cannot grow, which only the first
+ * bucket's summary notes.  Without the summary it takes over, the split
+ * would hand the whole chain to one half, and that entry would be lost.
  */
 static void rbh_split_chain_summary(struct kunit *test)
 {
 	struct rbh *rbh = rbh_test_new(test);
 	struct rbh_stats *before = rbh_test_stats_alloc(test);
 	struct rbh_stats *after = rbh_test_stats_alloc(test);
-	unsigned long n = 40 * rbh_test_capacity(test, rbh, before);
-	unsigned long gone[RBH_MAX_ENTRIES + 1], i;
-	unsigned int nr_gone = 0;
+	unsigned long cap = rbh_test_capacity(test, rbh, before);
+	unsigned long n = 5 * cap, i, odd = n, trigger = n + 1, found;
 
-	rbh_test_pauses_init(test);
-	rbh_test_dividing_chain(test, rbh, n, before);
-	/* The newest entries are in the first overflow bucket */
-	do {
-		i = n - 1 - nr_gone;
-		KUNIT_ASSERT_LT(test, nr_gone, ARRAY_SIZE(gone));
-		gone[nr_gone++] = i;
-		KUNIT_ASSERT_EQ(test, rbh_remove(rbh, rbh_test_chain_hash(i),
+	rbh_test_faults_init(test);
+	/* The primary bucket, then 4 overflow buckets, the newest first */
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_low_hash(i),
 						 rbh_test_ptr(i)), 0);
-		rbh_test_stats(test, rbh, after);
-	} while (after->overflow_buckets == before->overflow_buckets);
-	KUNIT_ASSERT_EQ(test, after->overflow_buckets,
-			before->overflow_buckets - 1);
+	rbh_test_stats(test, rbh, before);
+	KUNIT_ASSERT_EQ(test, before->overflow_buckets, 4UL);
+	KUNIT_ASSERT_EQ(test, before->table_slots, 2UL);
 
-	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_chain_hash(n),
-					 rbh_test_ptr(n)), 0);
+	/* A free entry in the second bucket, for a key with bit 1 set */
+	KUNIT_ASSERT_EQ(test, rbh_remove(rbh, rbh_test_low_hash(n - cap - 1),
+					 rbh_test_ptr(n - cap - 1)), 0);
+	rbh_test_fault_arm(test, RBH_TEST_TABLE, 0);
+	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_odd_hash(odd),
+					 rbh_test_ptr(odd)), 0);
+	rbh_test_fault_disarm(test);
+	rbh_test_stats(test, rbh, after);
+	KUNIT_ASSERT_EQ(test, after->overflow_buckets, 4UL);
+
+	/* Empty the first bucket */
+	for (i = n - cap; i < n; i++)
+		KUNIT_ASSERT_EQ(test, rbh_remove(rbh, rbh_test_low_hash(i),
+						 rbh_test_ptr(i)), 0);
+	rbh_test_stats(test, rbh, after);
+	KUNIT_ASSERT_EQ(test, after->overflow_buckets, 3UL);
+
+	/* A key with bit 1 set splits the bucket: the chain divides */
+	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_odd_hash(trigger),
+					 rbh_test_ptr(trigger)), 0);
 	rbh_test_stats(test, rbh, after);
 	KUNIT_EXPECT_GT(test, after->splits, before->splits);
-	rbh_test_check_chain(test, rbh, n + 1, gone, nr_gone);
+	for (i = 0; i < n - cap - 1; i++) {
+		found = rbh_test_count(rbh, rbh_test_low_hash(i),
+				       rbh_test_ptr(i), NULL);
+		KUNIT_EXPECT_EQ_MSG(test, found, 1UL, "entry %lu", i);
+	}
+	KUNIT_EXPECT_EQ(test, rbh_test_count(rbh, rbh_test_odd_hash(odd),
+					     rbh_test_ptr(odd), NULL), 1UL);
 	rbh_test_destroy(test, rbh);
 }
 
@@ -4487,7 +4628,8 @@ static struct kunit_case rosebush_cases[] = {
 	KUNIT_CASE(rbh_crowded_keys),
 	KUNIT_CASE(rbh_split_hands_over_chain),
 	KUNIT_CASE(rbh_split_long_chain),
-	KUNIT_CASE(rbh_split_long_chain_changes),
+	KUNIT_CASE_PARAM(rbh_split_long_chain_changes,
+			 rbh_test_changes_gen_params),
 	KUNIT_CASE(rbh_split_long_chain_gives_up),
 	KUNIT_CASE(rbh_split_chain_summary),
 	KUNIT_CASE(rbh_split_long_chain_at_grow),

@@ -3,8 +3,9 @@
  * rosebush-holds.c: the longest time lib/rosebush.c holds a spinlock, on
  * the real CPU, while keys crowded into half of the key space fill a
  * rosebush, while HOLDS_EMPTY_HALF keys then go into the empty half (enough
- * to fill a bucket and split it a few times), and while the rosebush is
- * emptied.
+ * to fill a bucket and split it a few times), while HOLDS_CROWD keys
+ * crowded into one slot's range split the long overflow chains they made,
+ * and while the rosebush is emptied.
  *
  * With every key's top bit clear, the table deepens with the buckets of
  * the full half, while the empty half keeps the buckets it had: without a
@@ -14,6 +15,16 @@
  * ("Resizing in bounded steps" in Documentation/core-api/rosebush.rst).
  * A spinlock held is preemption disabled in the kernel, so the longest
  * hold is the longest such section that rosebush causes.
+ *
+ * The crowd: n / 10 keys (at most HOLDS_CROWD_MAX) in the full half that
+ * share the top D bits, D being the table's depth then, and differ below.
+ * Their bucket splits until the table may not grow any more (16 slots per
+ * bucket), and the rest go to overflow chains that a split at the next
+ * bit would divide.  After n more keys in
+ * the full half, which let the table grow once more, HOLDS_CROWD more keys
+ * of the crowd split those buckets: without steps, each split copies its
+ * whole chain under the bucket lock and the resize lock.  Only these
+ * HOLDS_CROWD insertions are timed.
  *
  * Built by scripts/bench.sh (holds) like rosebush-bench.c: the harness
  * without its debugging checks, and the kernel's 4-byte spinlock from
@@ -64,7 +75,14 @@ static u32 holds_random(u64 *state)
 }
 
 #define HOLDS_EMPTY_HALF	256
+#define HOLDS_CROWD		256
+/*
+ * Without steps, each insertion into the crowd's full buckets read their
+ * whole chains: more would take the tree before them hours at 10^7
+ */
+#define HOLDS_CROWD_MAX		100000UL
 #define HOLDS_REPEATS		3
+#define HOLDS_PHASES		4
 
 static double holds_us(void)
 {
@@ -81,15 +99,31 @@ static void holds_stats(struct rbh *rbh, const char *what)
 	       st.table_slots, st.bytes, st.grows, st.splits, st.merges);
 }
 
-static void holds_one(unsigned long n, double us[3], bool print)
+/* Insert entries @from to @to - 1 of @hash; false if one failed */
+static bool holds_insert(struct rbh *rbh, const u32 *hash, unsigned long from,
+			 unsigned long to)
 {
-	u32 *hash = malloc((n + HOLDS_EMPTY_HALF) * sizeof(*hash));
-	struct rbh rbh;
 	unsigned long i;
-	u64 state = 0x726f7365;	/* "rose" */
 
+	for (i = from; i < to; i++)
+		if (rbh_insert(rbh, hash[i], holds_ptr(i)))
+			return false;
+	return true;
+}
+
+static void holds_one(unsigned long n, double us[HOLDS_PHASES], bool print)
+{
+	unsigned long crowd = min(n / 10, HOLDS_CROWD_MAX), i, j, total;
+	u64 state = 0x726f7365;	/* "rose" */
+	struct rbh_stats st;
+	unsigned int depth;
+	u32 *hash, prefix;
+	struct rbh rbh;
+
+	total = n + HOLDS_EMPTY_HALF + crowd + n + HOLDS_CROWD;
+	hash = malloc(total * sizeof(*hash));
 	if (!hash) {
-		fprintf(stderr, "no memory for %lu hashes\n", n);
+		fprintf(stderr, "no memory for %lu hashes\n", total);
 		exit(1);
 	}
 	rbh_init(&rbh);
@@ -99,29 +133,60 @@ static void holds_one(unsigned long n, double us[3], bool print)
 		hash[i] = holds_hash_of_key(holds_random(&state) | BIT(31));
 
 	bench_hold_reset();
-	for (i = 0; i < n; i++)
-		if (rbh_insert(&rbh, hash[i], holds_ptr(i)))
-			goto fail;
+	if (!holds_insert(&rbh, hash, 0, n))
+		goto fail;
 	flush_scheduled_work();
 	us[0] = holds_us();
 	if (print)
 		holds_stats(&rbh, "crowded into half:");
 
 	bench_hold_reset();
-	for (i = n; i < n + HOLDS_EMPTY_HALF; i++)
-		if (rbh_insert(&rbh, hash[i], holds_ptr(i)))
-			goto fail;
+	if (!holds_insert(&rbh, hash, n, n + HOLDS_EMPTY_HALF))
+		goto fail;
 	flush_scheduled_work();
 	us[1] = holds_us();
 	if (print)
 		holds_stats(&rbh, "then the empty half:");
 
+	/*
+	 * The crowd shares the top @depth bits of a key in the full half,
+	 * whose buckets are as deep as the table: in the empty half, the
+	 * crowd's keys, equal in the bits below its buckets' prefixes, would
+	 * go to a chain without asking for a split.
+	 */
+	rbh_stats(&rbh, &st);
+	depth = ilog2(st.table_slots);
+	prefix = (holds_random(&state) >> 1) & ~(U32_MAX >> depth);
+	j = n + HOLDS_EMPTY_HALF;
+	for (i = 0; i < crowd; i++)
+		hash[j + i] = holds_hash_of_key(prefix |
+				(holds_random(&state) & (U32_MAX >> depth)));
+	j += crowd;
+	for (i = 0; i < n; i++)
+		hash[j + i] = holds_hash_of_key(holds_random(&state) >> 1);
+	j += n;
+	for (i = 0; i < HOLDS_CROWD; i++)
+		hash[j + i] = holds_hash_of_key(prefix |
+				(holds_random(&state) & (U32_MAX >> depth)));
+	if (!holds_insert(&rbh, hash, n + HOLDS_EMPTY_HALF, j))
+		goto fail;
+	flush_scheduled_work();
+	if (print)
+		holds_stats(&rbh, "a crowd, then as many:");
 	bench_hold_reset();
-	for (i = 0; i < n + HOLDS_EMPTY_HALF; i++)
+	if (!holds_insert(&rbh, hash, j, total))
+		goto fail;
+	flush_scheduled_work();
+	us[2] = holds_us();
+	if (print)
+		holds_stats(&rbh, "then more of the crowd:");
+
+	bench_hold_reset();
+	for (i = 0; i < total; i++)
 		if (rbh_remove(&rbh, hash[i], holds_ptr(i)))
 			goto fail;
 	flush_scheduled_work();
-	us[2] = holds_us();
+	us[3] = holds_us();
 	if (print)
 		holds_stats(&rbh, "emptied:");
 	rbh_destroy(&rbh);
@@ -134,17 +199,17 @@ fail:
 
 static void holds_size(unsigned long n)
 {
-	double us[3], least[3];
+	double us[HOLDS_PHASES], least[HOLDS_PHASES];
 	int r, i;
 
 	for (r = 0; r < HOLDS_REPEATS; r++) {
 		holds_one(n, us, !r);
-		for (i = 0; i < 3; i++)
+		for (i = 0; i < HOLDS_PHASES; i++)
 			if (!r || us[i] < least[i])
 				least[i] = us[i];
 	}
-	printf("%10lu  %12.1f  %14.1f  %12.1f\n", n, least[0], least[1],
-	       least[2]);
+	printf("%10lu  %12.1f  %14.1f  %14.1f  %12.1f\n", n, least[0],
+	       least[1], least[2], least[3]);
 	fflush(stdout);
 }
 
@@ -175,8 +240,8 @@ int main(int argc, char **argv)
 	printf("# rosebush-holds: keys with the top bit clear; the longest time any spinlock was held,\n"
 	       "# in microseconds of the holder's CPU time, the least of %d runs\n", HOLDS_REPEATS);
 	holds_print_machine();
-	printf("#   entries  fill (us)  %u in the empty half (us)  emptying (us)\n",
-	       HOLDS_EMPTY_HALF);
+	printf("#   entries  fill (us)  %u in the empty half (us)  %u more of a crowd (us)  emptying (us)\n",
+	       HOLDS_EMPTY_HALF, HOLDS_CROWD);
 	if (argc > 1) {
 		for (i = 1; i < argc; i++)
 			holds_size(strtoul(argv[i], NULL, 0));

@@ -63,7 +63,10 @@ struct rbh {
 	 * rbh_merge_floor()).
 	 */
 	bool rbh_floor_waits;
-	/* Serialises resizes, which sleep between their steps */
+	/*
+	 * Serialises resizes and splits in steps, which sleep between their
+	 * steps
+	 */
 	struct mutex rbh_resize_mutex;
 	/* Statistics, under rbh_resize_lock */
 	unsigned long rbh_grows;
@@ -244,8 +247,8 @@ struct rbh_bucket_head {
 	union {
 		/* A primary bucket in use, under its lock */
 		struct {
-			unsigned int hold;	/* Removals before a merge */
-			unsigned int gen;	/* Changes to its entries */
+			u32 hold;	/* Removals before a merge */
+			u32 gen;	/* Changes to its entries */
 		};
 		/*
 		 * The first bucket of a chain, under the primary's lock:
