@@ -1022,7 +1022,8 @@ static void rbh_unfill(struct rbh_spares *spares, struct rbh_bucket *primary)
  * RBH_STAGING set.
  * Return: 0 once everything is copied, with @old's change count as it
  * was in *@gen; -EAGAIN if @old's entries changed meanwhile (@new holds
- * a stale copy); -ENOMEM.
+ * a stale copy); -ENOMEM (@new may hold part of a copy).  The caller
+ * gives back what @new holds if it does not publish it.
  */
 static int rbh_split_copy(struct rbh *rbh, struct rbh_bucket *old, u32 key,
 			  unsigned int d, struct rbh_spares *spares, gfp_t gfp,
@@ -1417,7 +1418,7 @@ enum rbh_room {
 enum rbh_may {
 	RBH_MAY_GROW,		/* split it, doubling the table if need be */
 	RBH_MAY_SPLIT,		/* split it if the table is deeper */
-	RBH_MAY_CHAIN,		/* give it an overflow bucket */
+	RBH_MAY_CHAIN,		/* store the entry without a split */
 };
 
 /*
@@ -1425,8 +1426,8 @@ enum rbh_may {
  * the resize lock held.  Needs memory from @spares.  Short of
  * RBH_MAY_GROW (a deeper table could not be allocated), a full bucket as
  * deep as the table gets an overflow bucket instead; with RBH_MAY_CHAIN
- * (a split in steps gave up), any full bucket does.  A contended bucket
- * whose split would copy a long chain stays whole.
+ * (a split in steps gave up, or lacked memory), any full bucket does.  A
+ * contended bucket whose split would copy a long chain stays whole.
  * Return: RBH_ROOM_REFILL when @spares must hold *@nr buckets and a first
  * table of depth *@table_depth; RBH_ROOM_GROW when the table, of depth
  * *@table_depth - 1, must double first; RBH_ROOM_STEPS when the bucket

@@ -2409,6 +2409,74 @@ static void rbh_split_long_chain_gives_up(struct kunit *test)
 	rbh_test_destroy(test, rbh);
 }
 
+/* Replace entry 1's pointer at every pause: the primary stays full */
+static void rbh_test_replace_each_pause(struct kunit *test, struct rbh *rbh,
+					struct rbh_test_pauses *tp)
+{
+	RBH_ITER(iter, rbh, rbh_test_chain_hash(1));
+	void *p, *q = tp->done & 1 ? rbh_test_ptr(1) : rbh_test_ptr(tp->next);
+
+	rbh_iter_lock(&iter);
+	while ((p = rbh_next(&iter)) && p != rbh_test_ptr(1) &&
+	       p != rbh_test_ptr(tp->next))
+		;
+	KUNIT_EXPECT_TRUE(test, p && rbh_iter_replace(&iter, p, q));
+	rbh_iter_unlock(&iter);
+	tp->done++;
+}
+
+/*
+ * A split in steps that gives up, or cannot have the buckets for its
+ * copy, leaves the insertion that wanted it to store its entry in the
+ * chain (the primary bucket being full), at once: it neither fails nor
+ * tries the split again.  Neither allocation failure warns.
+ */
+static void rbh_split_long_chain_falls_back(struct kunit *test)
+{
+	struct rbh *rbh = rbh_test_new(test);
+	struct rbh_stats *before = rbh_test_stats_alloc(test);
+	struct rbh_stats *after = rbh_test_stats_alloc(test);
+	struct rbh_test_pauses *tp = rbh_test_pauses_init(test);
+	unsigned long n = 40 * rbh_test_capacity(test, rbh, before);
+	struct rbh_test_fault *f;
+	unsigned long found;
+
+	rbh_test_dividing_chain(test, rbh, n, before);
+	/*
+	 * The first step's spares are RBH_SPLIT_CHAIN_MAX + 2 buckets: the
+	 * next allocation is the first of the second step's.
+	 */
+	f = rbh_test_fault_arm(test, RBH_TEST_BUCKET, RBH_TEST_CHAIN_STEP + 3);
+	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_chain_hash(n),
+					 rbh_test_ptr(n)), 0);
+	rbh_test_fault_disarm(test);
+	KUNIT_EXPECT_EQ(test, f->failed, 1U);
+	KUNIT_EXPECT_EQ(test, f->warned, 0U);
+	KUNIT_EXPECT_EQ(test, tp->pauses, 1U);
+	rbh_test_stats(test, rbh, after);
+	KUNIT_EXPECT_EQ(test, after->splits, before->splits);
+	rbh_test_check_chain(test, rbh, n + 1, NULL, 0);
+
+	/* Changes that leave the primary bucket full: the split gives up */
+	tp->pauses = 0;
+	tp->meddle = rbh_test_replace_each_pause;
+	tp->next = n + 2;
+	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_chain_hash(n + 1),
+					 rbh_test_ptr(n + 1)), 0);
+	tp->meddle = NULL;
+	rbh_test_stats(test, rbh, after);
+	KUNIT_EXPECT_EQ(test, after->splits, before->splits);
+	KUNIT_EXPECT_GE(test, tp->done, 4U);
+	KUNIT_EXPECT_EQ(test, tp->pauses, tp->done);
+	/* Entry 1 has its own pointer back, or entry n + 2's */
+	found = rbh_test_count(rbh, rbh_test_chain_hash(1),
+			       rbh_test_ptr(tp->done & 1 ? n + 2 : 1), NULL);
+	KUNIT_EXPECT_EQ(test, found, 1UL);
+	if (!(tp->done & 1))
+		rbh_test_check_chain(test, rbh, n + 2, NULL, 0);
+	rbh_test_destroy(test, rbh);
+}
+
 /* Entries of rbh_split_chain_summary(): keys with the top two bits clear */
 static u32 rbh_test_low_hash(unsigned long i)
 {
@@ -2476,6 +2544,55 @@ static void rbh_split_chain_summary(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, rbh_test_count(rbh, rbh_test_odd_hash(odd),
 					     rbh_test_ptr(odd), NULL), 1UL);
+	rbh_test_destroy(test, rbh);
+}
+
+/*
+ * A new first bucket of a chain takes the old one's summary over: here
+ * an entry whose key differs at bit 1 goes into the chain while the
+ * table cannot grow, and then so many whose keys agree there that the
+ * chain gets a new first bucket.  With only its own keys in the
+ * summary, the split would hand the chain to one half and lose the odd
+ * entry.
+ */
+static void rbh_split_chain_summary_prepend(struct kunit *test)
+{
+	struct rbh *rbh = rbh_test_new(test);
+	struct rbh_stats *before = rbh_test_stats_alloc(test);
+	struct rbh_stats *after = rbh_test_stats_alloc(test);
+	unsigned long cap = rbh_test_capacity(test, rbh, before);
+	unsigned long i, odd = 4 * cap, trigger = odd + 1, found;
+
+	rbh_test_faults_init(test);
+	for (i = 0; i < cap + 1; i++) {
+		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_low_hash(i),
+						 rbh_test_ptr(i)), 0);
+		/* The first table, then no deeper one */
+		if (!i)
+			rbh_test_fault_arm(test, RBH_TEST_TABLE, 0);
+	}
+	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_odd_hash(odd),
+					 rbh_test_ptr(odd)), 0);
+	rbh_test_stats(test, rbh, before);
+	KUNIT_ASSERT_EQ(test, before->overflow_buckets, 1UL);
+	for (i = cap + 1; i < odd; i++) {
+		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_low_hash(i),
+						 rbh_test_ptr(i)), 0);
+		rbh_test_stats(test, rbh, after);
+		if (after->overflow_buckets == 2)
+			break;
+	}
+	rbh_test_fault_disarm(test);
+	KUNIT_ASSERT_EQ(test, after->overflow_buckets, 2UL);
+	KUNIT_ASSERT_EQ(test, after->table_slots, 2UL);
+
+	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_odd_hash(trigger),
+					 rbh_test_ptr(trigger)), 0);
+	rbh_test_stats(test, rbh, after);
+	KUNIT_EXPECT_GT(test, after->splits, before->splits);
+	found = rbh_test_count(rbh, rbh_test_odd_hash(odd), rbh_test_ptr(odd),
+			       NULL);
+	KUNIT_EXPECT_EQ(test, found, 1UL);
 	rbh_test_destroy(test, rbh);
 }
 
@@ -4631,7 +4748,9 @@ static struct kunit_case rosebush_cases[] = {
 	KUNIT_CASE_PARAM(rbh_split_long_chain_changes,
 			 rbh_test_changes_gen_params),
 	KUNIT_CASE(rbh_split_long_chain_gives_up),
+	KUNIT_CASE(rbh_split_long_chain_falls_back),
 	KUNIT_CASE(rbh_split_chain_summary),
+	KUNIT_CASE(rbh_split_chain_summary_prepend),
 	KUNIT_CASE(rbh_split_long_chain_at_grow),
 	KUNIT_CASE(rbh_alloc_fail_split),
 	KUNIT_CASE(rbh_alloc_fail_overflow),
