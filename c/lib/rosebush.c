@@ -891,6 +891,20 @@ static bool rbh_split_long(struct rbh_bucket *old, unsigned int d)
 }
 
 /*
+ * Must an insertion leave the split of the locked @bucket, of depth @d, to
+ * rbh_split_steps()?  Yes if its chain is too long to divide under the
+ * locks, and yes if a split in steps is dividing it already: that split
+ * holds no lock between its steps, and RBH_STAGING keeps any other split
+ * (and any merge or fold) from replacing, and so freeing, the bucket.
+ */
+static bool rbh_split_in_steps(struct rbh_bucket *bucket, unsigned int d)
+{
+	if (bucket->h.flags & RBH_STAGING)
+		return true;
+	return rbh_split_long(bucket, d);
+}
+
+/*
  * The buckets rbh_split() of the locked @old, holding @key's range, needs.
  * It reads no more than RBH_SPLIT_CHAIN_MAX overflow buckets, as a split
  * that would copy more is done by rbh_split_steps() instead.
@@ -1460,7 +1474,7 @@ static enum rbh_room rbh_make_room_locked(struct rbh *rbh, u32 key, void *p,
 		if (bucket->h.count < 2 ||
 		    rbh_first_difference(bucket, key) != d ||
 		    (d == depth && !rbh_may_grow_contended(rbh, depth)) ||
-		    (bucket->h.flags & RBH_STAGING) || rbh_split_long(bucket, d))
+		    rbh_split_in_steps(bucket, d))
 			goto unlock;
 	} else {
 		spare = spares->nr ? rbh_spare(spares) : NULL;
@@ -1488,7 +1502,7 @@ static enum rbh_room rbh_make_room_locked(struct rbh *rbh, u32 key, void *p,
 		return RBH_ROOM_GROW;
 	}
 	/* Too long a chain to divide under the locks, or being divided */
-	if ((bucket->h.flags & RBH_STAGING) || rbh_split_long(bucket, d)) {
+	if (rbh_split_in_steps(bucket, d)) {
 		spin_unlock(&bucket->h.lock);
 		return RBH_ROOM_STEPS;
 	}

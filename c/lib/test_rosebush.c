@@ -2123,14 +2123,21 @@ static void rbh_test_pause_stub(struct rbh *rbh)
 		tp->meddle(test, rbh, tp);
 }
 
+/* Count the pauses of splits in steps in @tp, which may be embedded */
+static void rbh_test_pauses_watch(struct kunit *test,
+				  struct rbh_test_pauses *tp)
+{
+	test->priv = tp;
+	kunit_activate_static_stub(test, rbh_split_pause, rbh_test_pause_stub);
+}
+
 static struct rbh_test_pauses *rbh_test_pauses_init(struct kunit *test)
 {
 	struct rbh_test_pauses *tp = kunit_kzalloc(test, sizeof(*tp),
 						   GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, tp);
-	test->priv = tp;
-	kunit_activate_static_stub(test, rbh_split_pause, rbh_test_pause_stub);
+	rbh_test_pauses_watch(test, tp);
 	return tp;
 }
 
@@ -2621,9 +2628,7 @@ static void rbh_split_long_chain_at_grow(struct kunit *test)
 				0);
 	}
 	rbh_test_stats(test, rbh, after);
-	KUNIT_EXPECT_GE(test, tp->pauses,
-			(unsigned int)DIV_ROUND_UP(before->overflow_buckets,
-						   RBH_TEST_CHAIN_STEP));
+	KUNIT_EXPECT_GE(test, tp->pauses, rbh_test_chain_holds(before));
 	KUNIT_EXPECT_LE(test, after->widest, RBH_TEST_WIDEST);
 	rbh_test_check_chain(test, rbh, n, NULL, 0);
 	rbh_test_destroy(test, rbh);
@@ -4367,8 +4372,7 @@ rbh_test_contender_start(struct kunit *test, struct rbh *rbh, u32 hash,
  * Hold the lock of @held's bucket while the contender inserts into it,
  * long enough for the contender to find it taken.
  */
-static void rbh_test_contend(struct kunit *test, struct rbh_test_contender *c,
-			     u32 held)
+static void rbh_test_contend_hold(struct rbh_test_contender *c, u32 held)
 {
 	RBH_ITER(iter, c->rbh, held);
 	unsigned int us;
@@ -4380,8 +4384,26 @@ static void rbh_test_contend(struct kunit *test, struct rbh_test_contender *c,
 		udelay(1);
 	udelay(500);
 	rbh_iter_unlock(&iter);
+}
+
+/* The same, then wait for the contender to finish */
+static void rbh_test_contend(struct kunit *test, struct rbh_test_contender *c,
+			     u32 held)
+{
+	rbh_test_contend_hold(c, held);
 	wait_for_completion(&c->done);
 	KUNIT_ASSERT_EQ(test, c->err, 0);
+}
+
+/*
+ * Give @x @us microseconds to complete, without taking its completion.
+ * Return: true if it did.
+ */
+static bool rbh_test_done_within(struct completion *x, unsigned long us)
+{
+	for (; us && !completion_done(x); us -= min(us, 10UL))
+		udelay(10);
+	return completion_done(x);
 }
 
 /* RBH_SLOTS_PER_BUCKET in lib/rosebush.c */
@@ -4392,6 +4414,8 @@ static void rbh_test_contend(struct kunit *test, struct rbh_test_contender *c,
 #define RBH_TEST_CONTENTION_HOLD	128
 /* Rounds in which the contender may fail to find the lock taken */
 #define RBH_TEST_CONTEND_ROUNDS		(20 * RBH_TEST_CONTENTION_WAITS)
+/* Ten seconds: a contender that has not finished in that time waits */
+#define RBH_TEST_STUCK_US		10000000UL
 
 /*
  * A rosebush whose first-level bucket of keys 0x0... holds the case's
@@ -4628,6 +4652,246 @@ static void rbh_iter_lock_before_first_insert(struct kunit *test)
 }
 
 /*
+ * RBH_STAGING keeps every other split, merge and fold off a bucket that
+ * a split in steps is dividing: that split holds no lock between its
+ * steps, and must find the bucket allocated and unreplaced at the next.
+ * Each change below is made between two steps, after removals that let
+ * it go ahead but for RBH_STAGING.  Had it replaced the bucket, the
+ * split in steps would copy a freed bucket, free its chain a second time
+ * and publish its halves over the bucket that replaced it, losing what
+ * that one held.
+ */
+enum rbh_test_staging {
+	RBH_TEST_STAGING_FOLD,		/* a chain a third of a bucket holds */
+	RBH_TEST_STAGING_MERGE,		/* it and its buddy nearly empty */
+	RBH_TEST_STAGING_SPLIT,		/* an insertion into its full primary */
+	RBH_TEST_STAGING_CONTENDED,	/* contended insertions into it */
+};
+
+struct rbh_test_staging_param {
+	enum rbh_test_staging change;
+	const char *name;
+};
+
+static const struct rbh_test_staging_param rbh_test_stagings[] = {
+	{ RBH_TEST_STAGING_FOLD, "a fold" },
+	{ RBH_TEST_STAGING_MERGE, "a merge" },
+	{ RBH_TEST_STAGING_SPLIT, "an insertion's split" },
+	{ RBH_TEST_STAGING_CONTENDED, "a contention split" },
+};
+
+KUNIT_ARRAY_PARAM_DESC(rbh_test_stagings, rbh_test_stagings, name);
+
+/*
+ * Entries 0 to n - 1 have keys with the top two bits clear: bucket 00,
+ * of depth 2, holds entries 0 to cap - 1, and its chain the others, as
+ * the table could not grow meanwhile.  Entries n to odd_end - 1 are in
+ * its buddy 01.  Entries from high on have the top bit set: they grew
+ * the table to depth 3, and keep a bucket as deep as it, so that the
+ * shrink work does not halve the table (which it would do under the
+ * resize mutex the split in steps holds).
+ */
+struct rbh_test_staging_case {
+	struct rbh_test_pauses pauses;	/* first: test->priv */
+	struct rbh_test_contender *c;
+	struct rbh_stats *st;
+	unsigned long n, cap, odd_end, high, high_end;
+	unsigned long merges, contention_splits;
+	bool stuck;		/* the contender did not finish */
+};
+
+static u32 rbh_test_staging_hash(const struct rbh_test_staging_case *sc,
+				 unsigned long i)
+{
+	if (i < sc->n)
+		return rbh_test_low_hash(i);
+	if (i < sc->odd_end)
+		return rbh_test_odd_hash(i);
+	return rbh_test_hash_of_key(rbh_test_chain_key(i) | BIT(31));
+}
+
+/* Is entry @i still stored after @change's removals? */
+static bool rbh_test_staging_kept(const struct rbh_test_staging_case *sc,
+				  enum rbh_test_staging change, unsigned long i)
+{
+	if (i >= sc->odd_end)
+		return true;
+	if (i >= sc->n)
+		return change != RBH_TEST_STAGING_MERGE;
+	switch (change) {
+	case RBH_TEST_STAGING_FOLD:	/* two entries, one in the chain */
+		return i == 0 || i == sc->n - 1;
+	case RBH_TEST_STAGING_MERGE:	/* one entry, and no chain */
+		return i == 0;
+	case RBH_TEST_STAGING_SPLIT:	/* a full primary, a short chain */
+		return i < sc->cap || i == sc->n - 1;
+	case RBH_TEST_STAGING_CONTENDED: /* room in the primary as well */
+		return (i && i < sc->cap) || i == sc->n - 1;
+	}
+	return true;
+}
+
+static void rbh_test_staging_meddle(struct kunit *test, struct rbh *rbh,
+				    struct rbh_test_pauses *tp)
+{
+	const struct rbh_test_staging_param *param = test->param_value;
+	struct rbh_test_staging_case *sc =
+		container_of(tp, struct rbh_test_staging_case, pauses);
+	struct rbh_test_contender *c = sc->c;
+	unsigned int round;
+	unsigned long i;
+
+	if (tp->pauses != tp->at)
+		return;
+	tp->done++;
+	for (i = 0; i < sc->odd_end; i++)
+		if (!rbh_test_staging_kept(sc, param->change, i))
+			KUNIT_EXPECT_EQ(test, rbh_remove(rbh,
+					rbh_test_staging_hash(sc, i),
+					rbh_test_ptr(i)), 0);
+
+	switch (param->change) {
+	case RBH_TEST_STAGING_FOLD:
+	case RBH_TEST_STAGING_MERGE:
+		/* And what the removals left to the shrink work, here */
+		rbh_test_walk(test, rbh);
+		break;
+	case RBH_TEST_STAGING_SPLIT:
+		/* It must wait: ample time for one that does not */
+		complete(&c->go);
+		KUNIT_EXPECT_FALSE_MSG(test, rbh_test_done_within(&c->done,
+								  100000),
+				       "an insertion split the bucket being split in steps");
+		break;
+	case RBH_TEST_STAGING_CONTENDED:
+		/*
+		 * Its entry stored, a contended insertion leaves the bucket
+		 * whole: it neither splits it nor waits for the split in
+		 * steps, which here would never end.
+		 */
+		for (round = 0; round < RBH_TEST_CONTEND_ROUNDS &&
+		     READ_ONCE(rbh->rbh_contention_splits) ==
+		     sc->contention_splits; round++) {
+			rbh_test_contend_hold(c, rbh_test_low_hash(1));
+			if (!rbh_test_done_within(&c->done, RBH_TEST_STUCK_US)) {
+				sc->stuck = true;
+				break;
+			}
+			wait_for_completion(&c->done);
+			KUNIT_EXPECT_EQ(test, c->err, 0);
+		}
+		KUNIT_EXPECT_FALSE_MSG(test, sc->stuck,
+				       "a contended insertion waited for the split in steps");
+		break;
+	}
+
+	KUNIT_EXPECT_EQ(test, READ_ONCE(rbh->rbh_splits), tp->splits);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(rbh->rbh_contention_splits),
+			sc->contention_splits);
+	KUNIT_EXPECT_EQ_MSG(test, READ_ONCE(rbh->rbh_merges), sc->merges,
+			    "the bucket being split in steps was merged");
+	rbh_stats(rbh, sc->st);
+	KUNIT_EXPECT_EQ_MSG(test, sc->st->overflow_buckets,
+			    param->change == RBH_TEST_STAGING_MERGE ? 0UL : 1UL,
+			    "the bucket being split in steps lost its chain");
+	/* Had the bucket been replaced, it would be freed now */
+	kvfree_rcu_barrier();
+}
+
+static void rbh_split_long_chain_staging(struct kunit *test)
+{
+	const struct rbh_test_staging_param *param = test->param_value;
+	struct rbh *rbh = rbh_test_new(test);
+	struct rbh_stats *before = rbh_test_stats_alloc(test);
+	struct rbh_stats *after = rbh_test_stats_alloc(test);
+	struct rbh_test_staging_case *sc;
+	struct rbh_test_fault *f;
+	unsigned long i, trigger, found, grows;
+
+	if (param->change >= RBH_TEST_STAGING_SPLIT && num_online_cpus() < 2)
+		kunit_skip(test, "a second writer needs two CPUs");
+	sc = kunit_kzalloc(test, sizeof(*sc), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, sc);
+	rbh_test_pauses_watch(test, &sc->pauses);
+	sc->st = rbh_test_stats_alloc(test);
+	sc->cap = rbh_test_capacity(test, rbh, before);
+	sc->n = 40 * sc->cap;
+	sc->odd_end = sc->n + sc->cap / 2;
+
+	/* Bucket 0 of depth 1 splits into 00 and 01 when the table grows */
+	for (i = sc->n; i < sc->odd_end; i++)
+		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_staging_hash(sc, i),
+						 rbh_test_ptr(i)), 0);
+	for (i = 0; !READ_ONCE(rbh->rbh_splits); i++) {
+		KUNIT_ASSERT_LT(test, i, sc->cap);
+		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_staging_hash(sc, i),
+						 rbh_test_ptr(i)), 0);
+	}
+	/* Then 00, as deep as the table, gets a chain */
+	f = rbh_test_fault_arm(test, RBH_TEST_TABLE, 0);
+	for (; i < sc->n; i++)
+		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_staging_hash(sc, i),
+						 rbh_test_ptr(i)), 0);
+	rbh_test_fault_disarm(test);
+	KUNIT_EXPECT_GT(test, f->failed, 0U);
+	rbh_test_stats(test, rbh, before);
+	KUNIT_ASSERT_EQ(test, before->table_slots, 4UL);
+	KUNIT_ASSERT_GT(test, before->overflow_buckets,
+			4UL * RBH_TEST_CHAIN_STEP);
+
+	/* Entries with the top bit set double the table once */
+	trigger = sc->odd_end;
+	sc->high = trigger + 2;
+	grows = READ_ONCE(rbh->rbh_grows);
+	for (i = sc->high; READ_ONCE(rbh->rbh_grows) == grows; i++) {
+		KUNIT_ASSERT_LT(test, i, sc->high + 16 * sc->cap);
+		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_staging_hash(sc, i),
+						 rbh_test_ptr(i)), 0);
+	}
+	sc->high_end = i;
+	rbh_test_stats(test, rbh, before);
+	KUNIT_ASSERT_EQ(test, before->table_slots, 8UL);
+	KUNIT_ASSERT_GT(test, READ_ONCE(rbh->rbh_nr_deep), 0U);
+
+	if (param->change >= RBH_TEST_STAGING_SPLIT)
+		sc->c = rbh_test_contender_start(test, rbh,
+						 rbh_test_low_hash(trigger + 1),
+						 rbh_test_ptr(trigger + 1));
+	sc->pauses.splits = before->splits;
+	sc->pauses.meddle = rbh_test_staging_meddle;
+	sc->pauses.at = 2;
+	sc->merges = before->merges;
+	sc->contention_splits = before->contention_splits;
+	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_low_hash(trigger),
+					 rbh_test_ptr(trigger)), 0);
+	KUNIT_EXPECT_EQ(test, sc->pauses.done, 1U);
+	if (sc->c) {
+		/* Unless the contender finished, it may go on now */
+		if (param->change == RBH_TEST_STAGING_SPLIT || sc->stuck)
+			wait_for_completion(&sc->c->done);
+		KUNIT_EXPECT_EQ(test, sc->c->err, 0);
+		kunit_release_action(test, rbh_test_contender_stop, sc->c);
+	}
+
+	rbh_test_stats(test, rbh, after);
+	KUNIT_EXPECT_GT(test, after->splits, before->splits);
+	for (i = 0; i < sc->high_end; i++) {
+		if (i >= sc->odd_end && i < sc->high)
+			continue;
+		found = rbh_test_count(rbh, rbh_test_staging_hash(sc, i),
+				       rbh_test_ptr(i), NULL);
+		KUNIT_EXPECT_EQ_MSG(test, found,
+				    rbh_test_staging_kept(sc, param->change, i) ?
+				    1UL : 0UL, "entry %lu", i);
+	}
+	KUNIT_EXPECT_EQ(test, rbh_test_count(rbh, rbh_test_low_hash(trigger),
+					     rbh_test_ptr(trigger), NULL), 1UL);
+	KUNIT_EXPECT_EQ(test, rbh_test_count(rbh, rbh_test_low_hash(trigger + 1),
+					     rbh_test_ptr(trigger + 1), NULL), 0UL);
+	rbh_test_destroy(test, rbh);
+}
+
+/*
  * The shape of a rosebush holding 10^6 sequential hashes: every entry
  * counted, the occupancy histogram adds up.
  */
@@ -4762,6 +5026,8 @@ static struct kunit_case rosebush_cases[] = {
 	KUNIT_CASE(rbh_contention_splits_again),
 	KUNIT_CASE(rbh_contention_decays),
 	KUNIT_CASE(rbh_iter_lock_before_first_insert),
+	KUNIT_CASE_PARAM(rbh_split_long_chain_staging,
+			 rbh_test_stagings_gen_params),
 	KUNIT_CASE_SLOW(rbh_random_ops_match_model),
 	KUNIT_CASE_SLOW(rbh_iterate_while_resizing),
 	KUNIT_CASE_SLOW(rbh_rcu_readers_while_writing),

@@ -185,18 +185,6 @@ void __wrap_urcu_memb_barrier(void)
 	}
 }
 
-/* The hash that rosebush turns into @key: the inverse of rbh_key(). */
-static u32 fuzz_hash_of_key(u32 key)
-{
-	u32 inverse = GOLDEN_RATIO_32;
-	int i;
-
-	/* Newton's iteration doubles the correct low bits each time */
-	for (i = 0; i < 5; i++)
-		inverse *= 2 - GOLDEN_RATIO_32 * inverse;
-	return key * inverse;
-}
-
 static struct fuzz_obj *fuzz_pick_obj(void)
 {
 	unsigned int i, n;
@@ -223,7 +211,7 @@ static u32 fuzz_hash(void)
 	case 0:		/* small hashes: few distinct, spread by rbh_key() */
 		return fuzz_u8();
 	case 1:		/* keys that differ only in one byte */
-		return fuzz_hash_of_key(0x5a5a5a5au ^
+		return rbh_harness_hash_of_key(0x5a5a5a5au ^
 					((u32)fuzz_u8() << ((sel >> 2) & 31)));
 	case 2:
 		return fuzz_u32();

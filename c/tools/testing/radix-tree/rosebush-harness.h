@@ -277,6 +277,13 @@ static inline void rbh_harness_rcu_flush(void)
 }
 #endif
 
+/* Wait until what kfree_rcu() was given before is freed */
+static inline void kvfree_rcu_barrier(void)
+{
+	rbh_harness_rcu_flush();
+	rcu_barrier();
+}
+
 /*
  * Resizes copy the table a few slots at a time here, dropping the resize
  * lock between steps, so that the tests' writers change the table in
@@ -315,6 +322,22 @@ static inline bool rbh_harness_leaks(const char *when)
 	printf("# still allocated %s: %d kmalloc(), %d kmem_cache\n", when,
 	       uatomic_read(&kmalloc_nr_allocated), uatomic_read(&nr_allocated));
 	return true;
+}
+
+/*
+ * The hash whose key is @key: lib/rosebush.c mixes a hash into a key by
+ * multiplying it by GOLDEN_RATIO_32, so multiplying by the inverse lets a
+ * program aim entries at one part of the table.
+ */
+static inline u32 rbh_harness_hash_of_key(u32 key)
+{
+	u32 inverse = GOLDEN_RATIO_32;
+	int i;
+
+	/* Newton's iteration doubles the number of correct low bits */
+	for (i = 0; i < 5; i++)
+		inverse *= 2 - GOLDEN_RATIO_32 * inverse;
+	return key * inverse;
 }
 
 #endif /* _ROSEBUSH_HARNESS_H */

@@ -179,25 +179,14 @@ static u64 rnd_seed(u64 seed, unsigned int stream)
 	return z ? z : 1;
 }
 
-/* The hash that rosebush turns into @key: the inverse of rbh_key(). */
-static u32 hash_for_key(u32 key)
-{
-	u32 inv = GOLDEN_RATIO_32;
-	int i;
-
-	for (i = 0; i < 5; i++)
-		inv *= 2 - GOLDEN_RATIO_32 * inv;
-	return key * inv;
-}
-
 /*
  * A hash in a small range of keys, which writers insert into while
  * readers hold its buckets' locks, so that the buckets are contended.
  */
 static u32 contended_hash(u64 *rnd)
 {
-	return hash_for_key(CONTENDED_PREFIX |
-			    (rnd_below(rnd, 1u << CONTENDED_BITS)));
+	return rbh_harness_hash_of_key(CONTENDED_PREFIX |
+				       rnd_below(rnd, 1u << CONTENDED_BITS));
 }
 
 static __printf(1, 2) void violation(const char *fmt, ...)
@@ -539,7 +528,7 @@ static void writer_burst(struct writer *w, bool cluster)
 	w->ops[cluster ? OP_CLUSTER : OP_BURST]++;
 	for (i = 0; i < n; i++) {
 		if (cluster)
-			hash = hash_for_key(base |
+			hash = rbh_harness_hash_of_key(base |
 				rnd_below(&w->rnd, 1u << CLUSTER_BITS));
 		writer_insert(w, hash);
 	}
@@ -915,7 +904,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < 1000; i++) {
 		u32 key = (u32)rnd_seed(i, 0);
 
-		assert(rbh_key(hash_for_key(key)) == key);
+		assert(rbh_key(rbh_harness_hash_of_key(key)) == key);
 	}
 
 	printf("# rosebush-stress: readers=%u writers=%u ops=%lu size=%lu seed=%" PRIu64 "\n",
