@@ -59,7 +59,10 @@ static inline bool bench_spin_cas(spinlock_t *lock)
 static __thread unsigned int bench_holds_depth;
 static __thread unsigned long long bench_holds_start;
 static __thread unsigned long long bench_holds_waited;
+static __thread const char *bench_holds_where;
 static unsigned long long bench_holds_max;
+/* The function that took the outermost lock of the longest hold */
+static const char *bench_holds_max_where;
 
 static inline unsigned long long bench_holds_now(void)
 {
@@ -69,11 +72,12 @@ static inline unsigned long long bench_holds_now(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-static inline void bench_hold_begin(void)
+static inline void bench_hold_begin(const char *where)
 {
 	if (!bench_holds_depth++) {
 		bench_holds_start = bench_holds_now();
 		bench_holds_waited = 0;
+		bench_holds_where = where;
 	}
 }
 
@@ -97,10 +101,16 @@ static inline void bench_hold_end(void)
 		return;
 	ns = bench_holds_now() - bench_holds_start - bench_holds_waited;
 	max = __atomic_load_n(&bench_holds_max, __ATOMIC_RELAXED);
-	while (ns > max &&
-	       !__atomic_compare_exchange_n(&bench_holds_max, &max, ns, false,
-					    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-		;
+	while (ns > max) {
+		if (__atomic_compare_exchange_n(&bench_holds_max, &max, ns,
+						false, __ATOMIC_RELAXED,
+						__ATOMIC_RELAXED)) {
+			/* Two threads at once may leave the other's */
+			__atomic_store_n(&bench_holds_max_where,
+					 bench_holds_where, __ATOMIC_RELAXED);
+			break;
+		}
+	}
 }
 
 static inline unsigned long long bench_hold_max_ns(void)
@@ -108,12 +118,18 @@ static inline unsigned long long bench_hold_max_ns(void)
 	return __atomic_load_n(&bench_holds_max, __ATOMIC_RELAXED);
 }
 
+static inline const char *bench_hold_max_where(void)
+{
+	return __atomic_load_n(&bench_holds_max_where, __ATOMIC_RELAXED);
+}
+
 static inline void bench_hold_reset(void)
 {
 	__atomic_store_n(&bench_holds_max, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&bench_holds_max_where, NULL, __ATOMIC_RELAXED);
 }
 #else
-static inline void bench_hold_begin(void)
+static inline void bench_hold_begin(const char *where)
 {
 }
 
@@ -131,15 +147,19 @@ static inline void bench_hold_end(void)
 }
 #endif
 
-static inline bool spin_trylock(spinlock_t *lock)
+/* The caller's name, for bench_hold_max_where() */
+#define spin_trylock(lock)	bench_spin_trylock(lock, __func__)
+#define spin_lock(lock)		bench_spin_lock(lock, __func__)
+
+static inline bool bench_spin_trylock(spinlock_t *lock, const char *where)
 {
 	if (!bench_spin_cas(lock))
 		return false;
-	bench_hold_begin();
+	bench_hold_begin(where);
 	return true;
 }
 
-static inline void spin_lock(spinlock_t *lock)
+static inline void bench_spin_lock(spinlock_t *lock, const char *where)
 {
 	unsigned long long wait;
 
@@ -151,7 +171,7 @@ static inline void spin_lock(spinlock_t *lock)
 		} while (!bench_spin_cas(lock));
 		bench_hold_wait_end(wait);
 	}
-	bench_hold_begin();
+	bench_hold_begin(where);
 }
 
 static inline void spin_unlock(spinlock_t *lock)

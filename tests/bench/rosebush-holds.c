@@ -48,17 +48,6 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-/* The hash whose key (rbh_key()) is @key: GOLDEN_RATIO_32's inverse */
-static u32 holds_hash_of_key(u32 key)
-{
-	u32 inverse = GOLDEN_RATIO_32;
-	int i;
-
-	for (i = 0; i < 5; i++)
-		inverse *= 2 - GOLDEN_RATIO_32 * inverse;
-	return key * inverse;
-}
-
 /* A distinct pointer per entry; never dereferenced */
 static void *holds_ptr(unsigned long i)
 {
@@ -111,7 +100,8 @@ static bool holds_insert(struct rbh *rbh, const u32 *hash, unsigned long from,
 	return true;
 }
 
-static void holds_one(unsigned long n, double us[HOLDS_PHASES], bool print)
+static void holds_one(unsigned long n, double us[HOLDS_PHASES],
+		      const char *where[HOLDS_PHASES], bool print)
 {
 	unsigned long crowd = min(n / 10, HOLDS_CROWD_MAX), i, j, total;
 	u64 state = 0x726f7365;	/* "rose" */
@@ -128,15 +118,16 @@ static void holds_one(unsigned long n, double us[HOLDS_PHASES], bool print)
 	}
 	rbh_init(&rbh);
 	for (i = 0; i < n; i++)
-		hash[i] = holds_hash_of_key(holds_random(&state) >> 1);
+		hash[i] = rbh_harness_hash_of_key(holds_random(&state) >> 1);
 	for (; i < n + HOLDS_EMPTY_HALF; i++)
-		hash[i] = holds_hash_of_key(holds_random(&state) | BIT(31));
+		hash[i] = rbh_harness_hash_of_key(holds_random(&state) | BIT(31));
 
 	bench_hold_reset();
 	if (!holds_insert(&rbh, hash, 0, n))
 		goto fail;
 	flush_scheduled_work();
 	us[0] = holds_us();
+	where[0] = bench_hold_max_where();
 	if (print)
 		holds_stats(&rbh, "crowded into half:");
 
@@ -145,6 +136,7 @@ static void holds_one(unsigned long n, double us[HOLDS_PHASES], bool print)
 		goto fail;
 	flush_scheduled_work();
 	us[1] = holds_us();
+	where[1] = bench_hold_max_where();
 	if (print)
 		holds_stats(&rbh, "then the empty half:");
 
@@ -159,14 +151,14 @@ static void holds_one(unsigned long n, double us[HOLDS_PHASES], bool print)
 	prefix = (holds_random(&state) >> 1) & ~(U32_MAX >> depth);
 	j = n + HOLDS_EMPTY_HALF;
 	for (i = 0; i < crowd; i++)
-		hash[j + i] = holds_hash_of_key(prefix |
+		hash[j + i] = rbh_harness_hash_of_key(prefix |
 				(holds_random(&state) & (U32_MAX >> depth)));
 	j += crowd;
 	for (i = 0; i < n; i++)
-		hash[j + i] = holds_hash_of_key(holds_random(&state) >> 1);
+		hash[j + i] = rbh_harness_hash_of_key(holds_random(&state) >> 1);
 	j += n;
 	for (i = 0; i < HOLDS_CROWD; i++)
-		hash[j + i] = holds_hash_of_key(prefix |
+		hash[j + i] = rbh_harness_hash_of_key(prefix |
 				(holds_random(&state) & (U32_MAX >> depth)));
 	if (!holds_insert(&rbh, hash, n + HOLDS_EMPTY_HALF, j))
 		goto fail;
@@ -178,6 +170,7 @@ static void holds_one(unsigned long n, double us[HOLDS_PHASES], bool print)
 		goto fail;
 	flush_scheduled_work();
 	us[2] = holds_us();
+	where[2] = bench_hold_max_where();
 	if (print)
 		holds_stats(&rbh, "then more of the crowd:");
 
@@ -187,6 +180,7 @@ static void holds_one(unsigned long n, double us[HOLDS_PHASES], bool print)
 			goto fail;
 	flush_scheduled_work();
 	us[3] = holds_us();
+	where[3] = bench_hold_max_where();
 	if (print)
 		holds_stats(&rbh, "emptied:");
 	rbh_destroy(&rbh);
@@ -200,14 +194,21 @@ fail:
 static void holds_size(unsigned long n)
 {
 	double us[HOLDS_PHASES], least[HOLDS_PHASES];
+	const char *where[HOLDS_PHASES], *least_where[HOLDS_PHASES];
 	int r, i;
 
 	for (r = 0; r < HOLDS_REPEATS; r++) {
-		holds_one(n, us, !r);
-		for (i = 0; i < HOLDS_PHASES; i++)
-			if (!r || us[i] < least[i])
+		holds_one(n, us, where, !r);
+		for (i = 0; i < HOLDS_PHASES; i++) {
+			if (!r || us[i] < least[i]) {
 				least[i] = us[i];
+				least_where[i] = where[i] ? where[i] : "-";
+			}
+		}
 	}
+	printf("# %lu entries: each phase's longest hold began in %s, %s, %s, %s\n",
+	       n, least_where[0], least_where[1], least_where[2],
+	       least_where[3]);
 	printf("%10lu  %12.1f  %14.1f  %14.1f  %12.1f\n", n, least[0],
 	       least[1], least[2], least[3]);
 	fflush(stdout);
