@@ -891,13 +891,15 @@ static bool rbh_split_long(struct rbh_bucket *old, unsigned int d)
 }
 
 /*
- * Must an insertion leave the split of the locked @bucket, of depth @d, to
+ * Must a split of the locked @bucket, of depth @d, be left to
  * rbh_split_steps()?  Yes if its chain is too long to divide under the
  * locks, and yes if a split in steps is dividing it already: that split
  * holds no lock between its steps, and RBH_STAGING keeps any other split
  * (and any merge or fold) from replacing, and so freeing, the bucket.
+ * An insertion that needs room then calls rbh_split_steps(), which waits
+ * for the one running; a contended insertion leaves the bucket whole.
  */
-static bool rbh_split_in_steps(struct rbh_bucket *bucket, unsigned int d)
+static bool rbh_needs_steps(struct rbh_bucket *bucket, unsigned int d)
 {
 	if (bucket->h.flags & RBH_STAGING)
 		return true;
@@ -1474,7 +1476,7 @@ static enum rbh_room rbh_make_room_locked(struct rbh *rbh, u32 key, void *p,
 		if (bucket->h.count < 2 ||
 		    rbh_first_difference(bucket, key) != d ||
 		    (d == depth && !rbh_may_grow_contended(rbh, depth)) ||
-		    rbh_split_in_steps(bucket, d))
+		    rbh_needs_steps(bucket, d))
 			goto unlock;
 	} else {
 		spare = spares->nr ? rbh_spare(spares) : NULL;
@@ -1502,7 +1504,7 @@ static enum rbh_room rbh_make_room_locked(struct rbh *rbh, u32 key, void *p,
 		return RBH_ROOM_GROW;
 	}
 	/* Too long a chain to divide under the locks, or being divided */
-	if (rbh_split_in_steps(bucket, d)) {
+	if (rbh_needs_steps(bucket, d)) {
 		spin_unlock(&bucket->h.lock);
 		return RBH_ROOM_STEPS;
 	}

@@ -4401,8 +4401,10 @@ static void rbh_test_contend(struct kunit *test, struct rbh_test_contender *c,
  */
 static bool rbh_test_done_within(struct completion *x, unsigned long us)
 {
-	for (; us && !completion_done(x); us -= min(us, 10UL))
+	for (; us && !completion_done(x); us -= min(us, 10UL)) {
 		udelay(10);
+		cond_resched();
+	}
 	return completion_done(x);
 }
 
@@ -4654,16 +4656,21 @@ static void rbh_iter_lock_before_first_insert(struct kunit *test)
 /*
  * RBH_STAGING keeps every other split, merge and fold off a bucket that
  * a split in steps is dividing: that split holds no lock between its
- * steps, and must find the bucket allocated and unreplaced at the next.
- * Each change below is made between two steps, after removals that let
- * it go ahead but for RBH_STAGING.  Had it replaced the bucket, the
- * split in steps would copy a freed bucket, free its chain a second time
- * and publish its halves over the bucket that replaced it, losing what
- * that one held.
+ * steps, and must find the bucket allocated, and covering the same
+ * range, at the next.  Each change below is made between two steps,
+ * after removals that let it go ahead but for RBH_STAGING.  A fold, a
+ * split, or a merge into the lower buddy would replace and free the
+ * bucket, and the split in steps would then copy a freed bucket and
+ * publish its halves over whatever replaced it; a merge of the upper
+ * buddy into it would widen its range under the split in steps, which
+ * would then publish halves of the old range over half of the new one.
+ * And a contended insertion, whose entry is stored, must leave the
+ * bucket whole without waiting for the split in steps to finish.
  */
 enum rbh_test_staging {
 	RBH_TEST_STAGING_FOLD,		/* a chain a third of a bucket holds */
 	RBH_TEST_STAGING_MERGE,		/* it and its buddy nearly empty */
+	RBH_TEST_STAGING_MERGE_UPPER,	/* the same, it the upper buddy */
 	RBH_TEST_STAGING_SPLIT,		/* an insertion into its full primary */
 	RBH_TEST_STAGING_CONTENDED,	/* contended insertions into it */
 };
@@ -4675,21 +4682,23 @@ struct rbh_test_staging_param {
 
 static const struct rbh_test_staging_param rbh_test_stagings[] = {
 	{ RBH_TEST_STAGING_FOLD, "a fold" },
-	{ RBH_TEST_STAGING_MERGE, "a merge" },
+	{ RBH_TEST_STAGING_MERGE, "a merge with its upper buddy" },
+	{ RBH_TEST_STAGING_MERGE_UPPER, "a merge into its lower buddy" },
 	{ RBH_TEST_STAGING_SPLIT, "an insertion's split" },
-	{ RBH_TEST_STAGING_CONTENDED, "a contention split" },
+	{ RBH_TEST_STAGING_CONTENDED, "contended insertions" },
 };
 
 KUNIT_ARRAY_PARAM_DESC(rbh_test_stagings, rbh_test_stagings, name);
 
 /*
- * Entries 0 to n - 1 have keys with the top two bits clear: bucket 00,
- * of depth 2, holds entries 0 to cap - 1, and its chain the others, as
- * the table could not grow meanwhile.  Entries n to odd_end - 1 are in
- * its buddy 01.  Entries from high on have the top bit set: they grew
- * the table to depth 3, and keep a bucket as deep as it, so that the
- * shrink work does not halve the table (which it would do under the
- * resize mutex the split in steps holds).
+ * Entries 0 to n - 1 have keys with the top bit clear and bit 1 clear
+ * (or set, if @upper): bucket 00 (or 01), of depth 2, holds entries 0 to
+ * cap - 1, and its chain the others, as the table could not grow
+ * meanwhile.  Entries n to odd_end - 1 are in its buddy.  Entries from
+ * high on have the top bit set: they grew the table to depth 3, and keep
+ * a bucket as deep as it, so that the shrink work, which the case runs
+ * under the resize mutex the split in steps holds, does not halve the
+ * table (which takes that mutex).
  */
 struct rbh_test_staging_case {
 	struct rbh_test_pauses pauses;	/* first: test->priv */
@@ -4697,31 +4706,45 @@ struct rbh_test_staging_case {
 	struct rbh_stats *st;
 	unsigned long n, cap, odd_end, high, high_end;
 	unsigned long merges, contention_splits;
+	bool upper;
 	bool stuck;		/* the contender did not finish */
 };
 
 static u32 rbh_test_staging_hash(const struct rbh_test_staging_case *sc,
 				 unsigned long i)
 {
-	if (i < sc->n)
-		return rbh_test_low_hash(i);
-	if (i < sc->odd_end)
-		return rbh_test_odd_hash(i);
-	return rbh_test_hash_of_key(rbh_test_chain_key(i) | BIT(31));
+	/* The bucket being split: its entries, then the case's own two */
+	bool staging = i < sc->n || (i >= sc->odd_end && i < sc->high);
+
+	if (i >= sc->high)
+		return rbh_test_hash_of_key(rbh_test_chain_key(i) | BIT(31));
+	return staging != sc->upper ? rbh_test_low_hash(i) :
+				      rbh_test_odd_hash(i);
+}
+
+static int rbh_test_staging_insert(struct rbh *rbh,
+				   const struct rbh_test_staging_case *sc,
+				   unsigned long i)
+{
+	return rbh_insert(rbh, rbh_test_staging_hash(sc, i), rbh_test_ptr(i));
 }
 
 /* Is entry @i still stored after @change's removals? */
 static bool rbh_test_staging_kept(const struct rbh_test_staging_case *sc,
 				  enum rbh_test_staging change, unsigned long i)
 {
+	bool merge = change == RBH_TEST_STAGING_MERGE ||
+		     change == RBH_TEST_STAGING_MERGE_UPPER;
+
 	if (i >= sc->odd_end)
 		return true;
 	if (i >= sc->n)
-		return change != RBH_TEST_STAGING_MERGE;
+		return !merge;
 	switch (change) {
 	case RBH_TEST_STAGING_FOLD:	/* two entries, one in the chain */
 		return i == 0 || i == sc->n - 1;
 	case RBH_TEST_STAGING_MERGE:	/* one entry, and no chain */
+	case RBH_TEST_STAGING_MERGE_UPPER:
 		return i == 0;
 	case RBH_TEST_STAGING_SPLIT:	/* a full primary, a short chain */
 		return i < sc->cap || i == sc->n - 1;
@@ -4740,21 +4763,33 @@ static void rbh_test_staging_meddle(struct kunit *test, struct rbh *rbh,
 	struct rbh_test_contender *c = sc->c;
 	unsigned int round;
 	unsigned long i;
+	u32 hash;
 
 	if (tp->pauses != tp->at)
 		return;
 	tp->done++;
-	for (i = 0; i < sc->odd_end; i++)
-		if (!rbh_test_staging_kept(sc, param->change, i))
-			KUNIT_EXPECT_EQ(test, rbh_remove(rbh,
-					rbh_test_staging_hash(sc, i),
-					rbh_test_ptr(i)), 0);
+	for (i = 0; i < sc->odd_end; i++) {
+		if (rbh_test_staging_kept(sc, param->change, i))
+			continue;
+		hash = rbh_test_staging_hash(sc, i);
+		KUNIT_EXPECT_EQ(test, rbh_remove(rbh, hash, rbh_test_ptr(i)), 0);
+	}
 
+	/* No assertion here: it would end the thread with the mutex held */
 	switch (param->change) {
 	case RBH_TEST_STAGING_FOLD:
 	case RBH_TEST_STAGING_MERGE:
-		/* And what the removals left to the shrink work, here */
-		rbh_test_walk(test, rbh);
+	case RBH_TEST_STAGING_MERGE_UPPER:
+		/*
+		 * And what the removals left to the shrink work, here.  The
+		 * work is idle (nothing here queues it), and with a bucket as
+		 * deep as the table it does not halve the table, which would
+		 * take the mutex this thread holds.
+		 */
+		if (READ_ONCE(rbh->rbh_nr_deep))
+			rbh_test_walk(test, rbh);
+		else
+			KUNIT_FAIL(test, "no bucket is as deep as the table");
 		break;
 	case RBH_TEST_STAGING_SPLIT:
 		/* It must wait: ample time for one that does not */
@@ -4764,15 +4799,11 @@ static void rbh_test_staging_meddle(struct kunit *test, struct rbh *rbh,
 				       "an insertion split the bucket being split in steps");
 		break;
 	case RBH_TEST_STAGING_CONTENDED:
-		/*
-		 * Its entry stored, a contended insertion leaves the bucket
-		 * whole: it neither splits it nor waits for the split in
-		 * steps, which here would never end.
-		 */
+		/* The contender's waits would split the bucket soon (below) */
 		for (round = 0; round < RBH_TEST_CONTEND_ROUNDS &&
 		     READ_ONCE(rbh->rbh_contention_splits) ==
 		     sc->contention_splits; round++) {
-			rbh_test_contend_hold(c, rbh_test_low_hash(1));
+			rbh_test_contend_hold(c, rbh_test_staging_hash(sc, 1));
 			if (!rbh_test_done_within(&c->done, RBH_TEST_STUCK_US)) {
 				sc->stuck = true;
 				break;
@@ -4792,7 +4823,8 @@ static void rbh_test_staging_meddle(struct kunit *test, struct rbh *rbh,
 			    "the bucket being split in steps was merged");
 	rbh_stats(rbh, sc->st);
 	KUNIT_EXPECT_EQ_MSG(test, sc->st->overflow_buckets,
-			    param->change == RBH_TEST_STAGING_MERGE ? 0UL : 1UL,
+			    rbh_test_staging_kept(sc, param->change, sc->n - 1) ?
+			    1UL : 0UL,
 			    "the bucket being split in steps lost its chain");
 	/* Had the bucket been replaced, it would be freed now */
 	kvfree_rcu_barrier();
@@ -4805,8 +4837,10 @@ static void rbh_split_long_chain_staging(struct kunit *test)
 	struct rbh_stats *before = rbh_test_stats_alloc(test);
 	struct rbh_stats *after = rbh_test_stats_alloc(test);
 	struct rbh_test_staging_case *sc;
-	struct rbh_test_fault *f;
 	unsigned long i, trigger, found, grows;
+	struct rbh_test_fault *f;
+	unsigned int round;
+	u32 hash;
 
 	if (param->change >= RBH_TEST_STAGING_SPLIT && num_online_cpus() < 2)
 		kunit_skip(test, "a second writer needs two CPUs");
@@ -4814,24 +4848,24 @@ static void rbh_split_long_chain_staging(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, sc);
 	rbh_test_pauses_watch(test, &sc->pauses);
 	sc->st = rbh_test_stats_alloc(test);
+	sc->upper = param->change == RBH_TEST_STAGING_MERGE_UPPER;
 	sc->cap = rbh_test_capacity(test, rbh, before);
 	sc->n = 40 * sc->cap;
 	sc->odd_end = sc->n + sc->cap / 2;
+	trigger = sc->odd_end;
+	sc->high = trigger + 2;
 
 	/* Bucket 0 of depth 1 splits into 00 and 01 when the table grows */
 	for (i = sc->n; i < sc->odd_end; i++)
-		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_staging_hash(sc, i),
-						 rbh_test_ptr(i)), 0);
+		KUNIT_ASSERT_EQ(test, rbh_test_staging_insert(rbh, sc, i), 0);
 	for (i = 0; !READ_ONCE(rbh->rbh_splits); i++) {
 		KUNIT_ASSERT_LT(test, i, sc->cap);
-		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_staging_hash(sc, i),
-						 rbh_test_ptr(i)), 0);
+		KUNIT_ASSERT_EQ(test, rbh_test_staging_insert(rbh, sc, i), 0);
 	}
-	/* Then 00, as deep as the table, gets a chain */
+	/* Then the bucket, as deep as the table, gets a chain */
 	f = rbh_test_fault_arm(test, RBH_TEST_TABLE, 0);
 	for (; i < sc->n; i++)
-		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_staging_hash(sc, i),
-						 rbh_test_ptr(i)), 0);
+		KUNIT_ASSERT_EQ(test, rbh_test_staging_insert(rbh, sc, i), 0);
 	rbh_test_fault_disarm(test);
 	KUNIT_EXPECT_GT(test, f->failed, 0U);
 	rbh_test_stats(test, rbh, before);
@@ -4840,38 +4874,53 @@ static void rbh_split_long_chain_staging(struct kunit *test)
 			4UL * RBH_TEST_CHAIN_STEP);
 
 	/* Entries with the top bit set double the table once */
-	trigger = sc->odd_end;
-	sc->high = trigger + 2;
 	grows = READ_ONCE(rbh->rbh_grows);
 	for (i = sc->high; READ_ONCE(rbh->rbh_grows) == grows; i++) {
 		KUNIT_ASSERT_LT(test, i, sc->high + 16 * sc->cap);
-		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_staging_hash(sc, i),
-						 rbh_test_ptr(i)), 0);
+		KUNIT_ASSERT_EQ(test, rbh_test_staging_insert(rbh, sc, i), 0);
 	}
 	sc->high_end = i;
 	rbh_test_stats(test, rbh, before);
 	KUNIT_ASSERT_EQ(test, before->table_slots, 8UL);
 	KUNIT_ASSERT_GT(test, READ_ONCE(rbh->rbh_nr_deep), 0U);
 
+	/* The contender's entry and the trigger's, in the bucket being split */
+	hash = rbh_test_staging_hash(sc, trigger + 1);
 	if (param->change >= RBH_TEST_STAGING_SPLIT)
-		sc->c = rbh_test_contender_start(test, rbh,
-						 rbh_test_low_hash(trigger + 1),
+		sc->c = rbh_test_contender_start(test, rbh, hash,
 						 rbh_test_ptr(trigger + 1));
+	hash = rbh_test_staging_hash(sc, trigger);
 	sc->pauses.splits = before->splits;
 	sc->pauses.meddle = rbh_test_staging_meddle;
 	sc->pauses.at = 2;
 	sc->merges = before->merges;
 	sc->contention_splits = before->contention_splits;
-	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_low_hash(trigger),
-					 rbh_test_ptr(trigger)), 0);
+	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, hash, rbh_test_ptr(trigger)), 0);
 	KUNIT_EXPECT_EQ(test, sc->pauses.done, 1U);
+	sc->pauses.meddle = NULL;
 	if (sc->c) {
 		/* Unless the contender finished, it may go on now */
 		if (param->change == RBH_TEST_STAGING_SPLIT || sc->stuck)
 			wait_for_completion(&sc->c->done);
 		KUNIT_EXPECT_EQ(test, sc->c->err, 0);
-		kunit_release_action(test, rbh_test_contender_stop, sc->c);
 	}
+	if (param->change == RBH_TEST_STAGING_CONTENDED) {
+		/*
+		 * The same contended insertions split the contender's bucket
+		 * now that no split in steps holds it: they did reach the
+		 * check that kept them from it before.
+		 */
+		for (round = 0; round < RBH_TEST_CONTEND_ROUNDS &&
+		     READ_ONCE(rbh->rbh_contention_splits) ==
+		     sc->contention_splits; round++)
+			rbh_test_contend(test, sc->c, sc->c->hash);
+		KUNIT_EXPECT_GT_MSG(test, READ_ONCE(rbh->rbh_contention_splits),
+				    sc->contention_splits,
+				    "no contention split in %u contended insertions",
+				    round);
+	}
+	if (sc->c)
+		kunit_release_action(test, rbh_test_contender_stop, sc->c);
 
 	rbh_test_stats(test, rbh, after);
 	KUNIT_EXPECT_GT(test, after->splits, before->splits);
@@ -4884,10 +4933,11 @@ static void rbh_split_long_chain_staging(struct kunit *test)
 				    rbh_test_staging_kept(sc, param->change, i) ?
 				    1UL : 0UL, "entry %lu", i);
 	}
-	KUNIT_EXPECT_EQ(test, rbh_test_count(rbh, rbh_test_low_hash(trigger),
-					     rbh_test_ptr(trigger), NULL), 1UL);
-	KUNIT_EXPECT_EQ(test, rbh_test_count(rbh, rbh_test_low_hash(trigger + 1),
-					     rbh_test_ptr(trigger + 1), NULL), 0UL);
+	KUNIT_EXPECT_EQ(test, rbh_test_count(rbh, hash, rbh_test_ptr(trigger),
+					     NULL), 1UL);
+	found = rbh_test_count(rbh, rbh_test_staging_hash(sc, trigger + 1),
+			       rbh_test_ptr(trigger + 1), NULL);
+	KUNIT_EXPECT_EQ(test, found, 0UL);
 	rbh_test_destroy(test, rbh);
 }
 
