@@ -61,8 +61,8 @@ static __thread unsigned long long bench_holds_start;
 static __thread unsigned long long bench_holds_waited;
 static __thread const char *bench_holds_where;
 static unsigned long long bench_holds_max;
-/* The function that took the outermost lock of the longest hold */
-static const char *bench_holds_max_where;
+/* The functions that took and released the longest hold's outer lock */
+static const char *bench_holds_max_where, *bench_holds_max_end;
 
 static inline unsigned long long bench_holds_now(void)
 {
@@ -93,7 +93,7 @@ static inline void bench_hold_wait_end(unsigned long long start)
 		bench_holds_waited += bench_holds_now() - start;
 }
 
-static inline void bench_hold_end(void)
+static inline void bench_hold_end(const char *where)
 {
 	unsigned long long ns, max;
 
@@ -108,6 +108,8 @@ static inline void bench_hold_end(void)
 			/* Two threads at once may leave the other's */
 			__atomic_store_n(&bench_holds_max_where,
 					 bench_holds_where, __ATOMIC_RELAXED);
+			__atomic_store_n(&bench_holds_max_end, where,
+					 __ATOMIC_RELAXED);
 			break;
 		}
 	}
@@ -123,10 +125,16 @@ static inline const char *bench_hold_max_where(void)
 	return __atomic_load_n(&bench_holds_max_where, __ATOMIC_RELAXED);
 }
 
+static inline const char *bench_hold_max_end(void)
+{
+	return __atomic_load_n(&bench_holds_max_end, __ATOMIC_RELAXED);
+}
+
 static inline void bench_hold_reset(void)
 {
 	__atomic_store_n(&bench_holds_max, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&bench_holds_max_where, NULL, __ATOMIC_RELAXED);
+	__atomic_store_n(&bench_holds_max_end, NULL, __ATOMIC_RELAXED);
 }
 #else
 static inline void bench_hold_begin(const char *where)
@@ -142,14 +150,15 @@ static inline void bench_hold_wait_end(unsigned long long start)
 {
 }
 
-static inline void bench_hold_end(void)
+static inline void bench_hold_end(const char *where)
 {
 }
 #endif
 
-/* The caller's name, for bench_hold_max_where() */
+/* The caller's name, for bench_hold_max_where() and _end() */
 #define spin_trylock(lock)	bench_spin_trylock(lock, __func__)
 #define spin_lock(lock)		bench_spin_lock(lock, __func__)
+#define spin_unlock(lock)	bench_spin_unlock(lock, __func__)
 
 static inline bool bench_spin_trylock(spinlock_t *lock, const char *where)
 {
@@ -174,9 +183,9 @@ static inline void bench_spin_lock(spinlock_t *lock, const char *where)
 	bench_hold_begin(where);
 }
 
-static inline void spin_unlock(spinlock_t *lock)
+static inline void bench_spin_unlock(spinlock_t *lock, const char *where)
 {
-	bench_hold_end();
+	bench_hold_end(where);
 	__atomic_store_n(&lock->locked, 0, __ATOMIC_RELEASE);
 }
 

@@ -101,7 +101,7 @@ static bool holds_insert(struct rbh *rbh, const u32 *hash, unsigned long from,
 }
 
 static void holds_one(unsigned long n, double us[HOLDS_PHASES],
-		      const char *where[HOLDS_PHASES], bool print)
+		      const char *where[HOLDS_PHASES][2], bool print)
 {
 	unsigned long crowd = min(n / 10, HOLDS_CROWD_MAX), i, j, total;
 	u64 state = 0x726f7365;	/* "rose" */
@@ -127,7 +127,8 @@ static void holds_one(unsigned long n, double us[HOLDS_PHASES],
 		goto fail;
 	flush_scheduled_work();
 	us[0] = holds_us();
-	where[0] = bench_hold_max_where();
+	where[0][0] = bench_hold_max_where();
+	where[0][1] = bench_hold_max_end();
 	if (print)
 		holds_stats(&rbh, "crowded into half:");
 
@@ -136,7 +137,8 @@ static void holds_one(unsigned long n, double us[HOLDS_PHASES],
 		goto fail;
 	flush_scheduled_work();
 	us[1] = holds_us();
-	where[1] = bench_hold_max_where();
+	where[1][0] = bench_hold_max_where();
+	where[1][1] = bench_hold_max_end();
 	if (print)
 		holds_stats(&rbh, "then the empty half:");
 
@@ -170,7 +172,8 @@ static void holds_one(unsigned long n, double us[HOLDS_PHASES],
 		goto fail;
 	flush_scheduled_work();
 	us[2] = holds_us();
-	where[2] = bench_hold_max_where();
+	where[2][0] = bench_hold_max_where();
+	where[2][1] = bench_hold_max_end();
 	if (print)
 		holds_stats(&rbh, "then more of the crowd:");
 
@@ -180,7 +183,8 @@ static void holds_one(unsigned long n, double us[HOLDS_PHASES],
 			goto fail;
 	flush_scheduled_work();
 	us[3] = holds_us();
-	where[3] = bench_hold_max_where();
+	where[3][0] = bench_hold_max_where();
+	where[3][1] = bench_hold_max_end();
 	if (print)
 		holds_stats(&rbh, "emptied:");
 	rbh_destroy(&rbh);
@@ -194,21 +198,24 @@ fail:
 static void holds_size(unsigned long n)
 {
 	double us[HOLDS_PHASES], least[HOLDS_PHASES];
-	const char *where[HOLDS_PHASES], *least_where[HOLDS_PHASES];
-	int r, i;
+	const char *where[HOLDS_PHASES][2], *least_where[HOLDS_PHASES][2];
+	int r, i, e;
 
 	for (r = 0; r < HOLDS_REPEATS; r++) {
 		holds_one(n, us, where, !r);
 		for (i = 0; i < HOLDS_PHASES; i++) {
 			if (!r || us[i] < least[i]) {
 				least[i] = us[i];
-				least_where[i] = where[i] ? where[i] : "-";
+				for (e = 0; e < 2; e++)
+					least_where[i][e] = where[i][e] ?: "-";
 			}
 		}
 	}
-	printf("# %lu entries: each phase's longest hold began in %s, %s, %s, %s\n",
-	       n, least_where[0], least_where[1], least_where[2],
-	       least_where[3]);
+	printf("# %lu entries: each phase's longest hold was taken in / released in:", n);
+	for (i = 0; i < HOLDS_PHASES; i++)
+		printf("%s %s / %s", i ? "," : "", least_where[i][0],
+		       least_where[i][1]);
+	printf("\n");
 	printf("%10lu  %12.1f  %14.1f  %14.1f  %12.1f\n", n, least[0],
 	       least[1], least[2], least[3]);
 	fflush(stdout);
