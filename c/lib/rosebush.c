@@ -263,7 +263,11 @@ VISIBLE_IF_KUNIT void *rbh_alloc_table(unsigned int depth, gfp_t gfp)
 }
 EXPORT_SYMBOL_IF_KUNIT(rbh_alloc_table);
 
-/* Make @bucket an empty bucket of depth @depth for keys like @key. */
+/*
+ * Make @bucket an empty bucket of depth @depth for keys like @key.  Only
+ * a primary bucket's lock is ever taken: rbh_primary_init() gives it the
+ * rosebush's class.
+ */
 static void rbh_bucket_init(struct rbh_bucket *bucket, unsigned int depth,
 			    u32 key)
 {
@@ -274,6 +278,16 @@ static void rbh_bucket_init(struct rbh_bucket *bucket, unsigned int depth,
 	bucket->h.depth = depth;
 	rbh_for_each_entry(g, i)
 		rbh_keys(bucket, g)[i] = rbh_free_key(key);
+}
+
+/* Make @bucket an empty primary bucket of @rbh: see rbh_bucket_init(). */
+static void rbh_primary_init(const struct rbh *rbh, struct rbh_bucket *bucket,
+			     unsigned int depth, u32 key)
+{
+	rbh_bucket_init(bucket, depth, key);
+#ifdef CONFIG_LOCKDEP
+	lockdep_set_class(&bucket->h.lock, &rbh->rbh_lock_keys->bucket_lock);
+#endif
 }
 
 /* Buckets allocated before taking the locks that need them. */
@@ -464,6 +478,11 @@ static bool __rbh_lock_bucket(struct rbh *rbh, u32 key, bool *contended,
 		 * its line while the lock's line comes in.
 		 */
 		prefetchw(rbh_home_keys(bucket, rbh_home(key)));
+		/*
+		 * Lockdep records no order for a lock taken by trylock: tell
+		 * it the order of this one, which only counts contention.
+		 */
+		might_lock(&bucket->h.lock);
 		if (spin_trylock(&bucket->h.lock)) {
 			if (unlikely(bucket->h.contention))
 				bucket->h.contention--;
@@ -839,15 +858,19 @@ static void rbh_fill_from(struct rbh_fill *fill, struct rbh_spares *spares,
 	}
 }
 
-/* Start filling @new[0] and @new[1], the halves of a bucket of depth @d. */
-static void rbh_fill_start(struct rbh_fill *fill, struct rbh_spares *spares,
-			   struct rbh_bucket **new, u32 key, unsigned int d)
+/*
+ * Start filling @new[0] and @new[1], the halves of a bucket of @rbh of
+ * depth @d.
+ */
+static void rbh_fill_start(const struct rbh *rbh, struct rbh_fill *fill,
+			   struct rbh_spares *spares, struct rbh_bucket **new,
+			   u32 key, unsigned int d)
 {
 	unsigned int half;
 
 	for (half = 0; half < 2; half++) {
 		new[half] = rbh_spare(spares);
-		rbh_bucket_init(new[half], d + 1, key);
+		rbh_primary_init(rbh, new[half], d + 1, key);
 		fill[half].primary = new[half];
 		fill[half].tail = new[half];
 	}
@@ -982,7 +1005,7 @@ static void rbh_split(struct rbh *rbh, struct rbh_bucket *old, u32 key,
 	struct rbh_bucket *new[2], *to, *bucket;
 	struct rbh_fill fill[2];
 
-	rbh_fill_start(fill, spares, new, key, d);
+	rbh_fill_start(rbh, fill, spares, new, key, d);
 	new[0]->h.hold = hold;
 	new[1]->h.hold = hold;
 	for (bucket = old; bucket;
@@ -1063,7 +1086,7 @@ static int rbh_split_copy(struct rbh *rbh, struct rbh_bucket *old, u32 key,
 		spin_lock(&old->h.lock);
 		if (next == old) {
 			*gen = old->h.gen;
-			rbh_fill_start(fill, spares, new, key, d);
+			rbh_fill_start(rbh, fill, spares, new, key, d);
 			rbh_fill_from(fill, spares, old, old, key, d);
 			next = rbh_chain_locked(old, old);
 		} else if (old->h.gen != *gen) {
@@ -1410,12 +1433,17 @@ static int rbh_first_table(struct rbh *rbh, struct rbh_spares *spares)
 	for (i = 0; i < 2; i++) {
 		struct rbh_bucket *bucket = rbh_spare(spares);
 
-		rbh_bucket_init(bucket, 1, i ? BIT(31) : 0);
+		rbh_primary_init(rbh, bucket, 1, i ? BIT(31) : 0);
 		RCU_INIT_POINTER(table[i], bucket);
 	}
 	spares->table = NULL;
 	spares->table_depth = 0;
+#ifdef CONFIG_LOCKDEP
+	__INIT_WORK_KEY(&rbh->rbh_shrink_work, rbh_shrink_worker, false,
+			&rbh->rbh_lock_keys->shrink_work);
+#else
 	INIT_WORK(&rbh->rbh_shrink_work, rbh_shrink_worker);
+#endif
 	WRITE_ONCE(rbh->rbh_nr_buckets, 2);
 	WRITE_ONCE(rbh->rbh_nr_deep, 2);
 	rbh_publish_table(rbh, table, 1);
@@ -1967,7 +1995,7 @@ static struct rbh_bucket *rbh_fold_locked(struct rbh *rbh, u32 key,
 	}
 
 	d = old->h.depth;
-	rbh_bucket_init(new, d, key);
+	rbh_primary_init(rbh, new, d, key);
 	fill.primary = new;
 	fill.tail = new;
 	for (bucket = old; bucket; bucket = rbh_chain_locked(old, bucket)) {
@@ -2574,8 +2602,9 @@ static bool __rbh_lock_tableless(struct rbh *rbh)
  * so that nothing can be stored anywhere in it.  Unlock with
  * rbh_iter_unlock().  Until then, call no other rosebush function except
  * rbh_next(), rbh_iter_remove(), rbh_iter_replace() and rbh_iter_use()
- * on this iterator, on this rosebush or any other: they may need the same
- * lock.
+ * on this iterator, on this rosebush (they may need the same lock) or on
+ * another initialised at the same place (rbh_init(): lockdep would
+ * report recursive locking).
  *
  * Context: Process context; may be called with spinlock_t locks held.
  * Takes the RCU read lock and a bucket lock (or the rosebush's resize
@@ -2761,23 +2790,29 @@ void rbh_iter_unlock(struct rbh_iter *rbhi)
 EXPORT_SYMBOL_GPL(rbh_iter_unlock);
 
 /**
- * rbh_init() - Initialise a rosebush.
+ * __rbh_init() - Initialise a rosebush, its locks in the classes given.
  * @rbh: The rosebush.
+ * @keys: The lockdep classes of its locks, in static storage.
  *
- * Initialise a rosebush embedded in another structure; one defined with
- * DEFINE_ROSEBUSH() is already initialised.  It holds no memory until
- * the first rbh_insert() or rbh_reserve().
+ * Call rbh_init() instead, which gives each place in the source its own
+ * classes.  This is for bindings that make their own keys.
  *
  * Context: Any context.
  */
-void rbh_init(struct rbh *rbh)
+void __rbh_init(struct rbh *rbh, struct rbh_lock_keys *keys)
 {
 	memset(rbh, 0, sizeof(*rbh));
 	spin_lock_init(&rbh->rbh_resize_lock);
 	spin_lock_init(&rbh->rbh_shrink_lock);
 	mutex_init(&rbh->rbh_resize_mutex);
+#ifdef CONFIG_LOCKDEP
+	lockdep_set_class(&rbh->rbh_resize_lock, &keys->resize_lock);
+	lockdep_set_class(&rbh->rbh_shrink_lock, &keys->shrink_lock);
+	lockdep_set_class(&rbh->rbh_resize_mutex, &keys->resize_mutex);
+	rbh->rbh_lock_keys = keys;
+#endif
 }
-EXPORT_SYMBOL_GPL(rbh_init);
+EXPORT_SYMBOL_GPL(__rbh_init);
 
 /*
  * Walking the primary buckets of a table of depth @depth: the bucket in

@@ -24,6 +24,7 @@
 #include <linux/bitops.h>
 #include <linux/completion.h>
 #include <linux/cpumask.h>
+#include <linux/debug_locks.h>
 #include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/errno.h>
@@ -4211,6 +4212,49 @@ static unsigned long rbh_test_iter_use(struct rbh_test_set *set,
 }
 
 /*
+ * Rosebushes initialised at different places have locks of different
+ * lockdep classes (rbh_init()), so that unrelated users' lock orders do
+ * not join into false cycles.  Here @a's bucket lock is taken under the
+ * case's own lock, which is taken under @b's, and @a's under @b's.  Were
+ * every bucket lock of one class, lockdep would report a cycle and a
+ * recursive lock, and turn itself off.
+ */
+static void rbh_lock_classes(struct kunit *test)
+{
+	static DEFINE_SPINLOCK(middle);
+	struct rbh *a = rbh_test_new(test);
+	struct rbh *b;
+	int err;
+
+	if (!IS_ENABLED(CONFIG_PROVE_LOCKING))
+		kunit_skip(test, "needs lockdep");
+	KUNIT_ASSERT_TRUE_MSG(test, debug_locks, "lockdep was already off");
+	/* rbh_test_new()'s rbh_init() is the other place */
+	b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	rbh_init(b);
+	err = kunit_add_action_or_reset(test, rbh_test_destroy_action, b);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	KUNIT_ASSERT_EQ(test, rbh_insert(a, 1, rbh_test_ptr(1)), 0);
+	KUNIT_ASSERT_EQ(test, rbh_insert(a, 2, rbh_test_ptr(2)), 0);
+	KUNIT_ASSERT_EQ(test, rbh_insert(b, 1, rbh_test_ptr(1)), 0);
+
+	spin_lock(&middle);
+	KUNIT_EXPECT_EQ(test, rbh_remove(a, 1, rbh_test_ptr(1)), 0);
+	spin_unlock(&middle);
+	{
+		RBH_ITER(iter, b, 1);
+
+		rbh_iter_lock(&iter);
+		spin_lock(&middle);
+		spin_unlock(&middle);
+		KUNIT_EXPECT_EQ(test, rbh_remove(a, 2, rbh_test_ptr(2)), 0);
+		rbh_iter_unlock(&iter);
+	}
+	KUNIT_EXPECT_TRUE_MSG(test, debug_locks, "lockdep found a cycle");
+}
+
+/*
  * rbh_use(), rbh_release(), rbh_remove(), and rbh_iter_lock() with all
  * that may follow it, may be called under a spinlock, as their Context:
  * says (and the dcache needs).  Call each so, with the resize lock free,
@@ -5070,6 +5114,7 @@ static struct kunit_case rosebush_cases[] = {
 	KUNIT_CASE(rbh_alloc_fail_overflow),
 	KUNIT_CASE(rbh_alloc_fail_shrink),
 	KUNIT_CASE(rbh_remove_defers_shrinking),
+	KUNIT_CASE(rbh_lock_classes),
 	KUNIT_CASE(rbh_atomic_callers),
 	KUNIT_CASE(rbh_resize_hysteresis),
 	KUNIT_CASE(rbh_contention_split_holds),

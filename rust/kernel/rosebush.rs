@@ -324,7 +324,7 @@ impl<T: 'static> Drop for RcuBox<T> {
 ///
 /// # Invariants
 ///
-/// - `rbh` was initialised by `rbh_init()` and is pinned.
+/// - `rbh` was initialised by `__rbh_init()` and is pinned.
 /// - Every pointer stored in `rbh` (reservations aside) comes from `RcuBox::<T>::into_raw` and
 ///   belongs to the rosebush: it is taken back only by `rbh_free_and_destroy()` in `Drop`, or,
 ///   once it is no longer stored, through `doomed`.
@@ -486,9 +486,12 @@ impl<T: Send + 'static> Rosebush<T> {
         key: &'static crate::sync::LockClassKey,
     ) -> impl PinInit<Self> {
         pin_init!(Self {
-            // SAFETY: `rbh_init()` initialises every field of the `struct rbh` at `slot`, which
-            // is valid for writes and, being in a pinned `Opaque`, will not move.
-            rbh <- Opaque::ffi_init(|slot: *mut bindings::rbh| unsafe { bindings::rbh_init(slot) }),
+            // SAFETY: `__rbh_init()` initialises every field of the `struct rbh` at `slot`, which
+            // is valid for writes and, being in a pinned `Opaque`, will not move. The keys are
+            // static.
+            rbh <- Opaque::ffi_init(|slot: *mut bindings::rbh| unsafe {
+                bindings::__rbh_init(slot, lock_keys())
+            }),
             doomed: AtomicPtr::new(ptr::null_mut()),
             // SAFETY: `init_work_with_key()` initialises the `work_struct` at `slot`, which is
             // pinned. `reap::<T>` may be its function: it is queued only by `defer_drop` of this
@@ -870,6 +873,20 @@ fn reaper_class() -> (
         crate::c_str!("Rosebush::reaper"),
         crate::static_lock_class!(),
     )
+}
+
+/// The lockdep classes of the locks of every [`Rosebush`] (`struct rbh_lock_keys`): one set for
+/// them all, as for the rosebushes a C user initialises at one place, so holding a [`Locked`] of
+/// one while calling a method of another is reported as recursive locking, as it is between two
+/// of those.
+fn lock_keys() -> *mut bindings::rbh_lock_keys {
+    struct Keys(Opaque<bindings::rbh_lock_keys>);
+    // SAFETY: lockdep's keys are made to be shared between threads; this code only hands out
+    // their address.
+    unsafe impl Sync for Keys {}
+    // Uninitialised, as lockdep expects of a static key (see `static_lock_class!`).
+    static KEYS: Keys = Keys(Opaque::uninit());
+    KEYS.0.get()
 }
 
 /// An iterator over one hash of a rosebush: `RBH_ITER()`.

@@ -13,6 +13,7 @@
 #include <linux/gfp_types.h>
 #include <linux/hash.h>
 #include <linux/limits.h>
+#include <linux/lockdep_types.h>
 #include <linux/mutex_types.h>
 #include <linux/rcupdate.h>
 #include <linux/spinlock_types.h>
@@ -28,6 +29,27 @@ struct rbh_table;
 
 /* Removals that struct rbh remembers for its shrink work */
 #define RBH_SHRINK_KEYS		6
+
+/**
+ * struct rbh_lock_keys - The lockdep classes of a rosebush's locks.
+ * @resize_lock: rbh_resize_lock.
+ * @resize_mutex: rbh_resize_mutex.
+ * @shrink_lock: rbh_shrink_lock.
+ * @bucket_lock: Every bucket lock.
+ * @shrink_work: The shrink work, as flush_work() and the worker see it.
+ *
+ * rbh_init() gives each place that initialises rosebushes its own, so
+ * that lockdep does not join the lock orders of unrelated users into
+ * false cycles.  It must be static storage, as lockdep requires of keys
+ * it has not registered.
+ */
+struct rbh_lock_keys {
+	struct lock_class_key resize_lock;
+	struct lock_class_key resize_mutex;
+	struct lock_class_key shrink_lock;
+	struct lock_class_key bucket_lock;
+	struct lock_class_key shrink_work;
+};
 
 /**
  * struct rbh - A rosebush.
@@ -87,16 +109,35 @@ struct rbh {
 	bool rbh_shrink_halve;
 	unsigned int rbh_shrink_nr;
 	u32 rbh_shrink_keys[RBH_SHRINK_KEYS];
+#ifdef CONFIG_LOCKDEP
+	/* The classes of the bucket locks and the shrink work */
+	struct rbh_lock_keys *rbh_lock_keys;
+#endif
 };
+
+#ifdef CONFIG_LOCKDEP
+/*
+ * A compound literal outside a function is static storage: each rosebush
+ * defined with DEFINE_ROSEBUSH() has bucket locks of its own class.  Its
+ * other locks are static, and lockdep keys them by their addresses.
+ */
+#define RBH_LOCK_KEYS_INIT	.rbh_lock_keys = &(struct rbh_lock_keys){},
+#else
+#define RBH_LOCK_KEYS_INIT
+#endif
 
 /**
  * RBH_INIT() - Initialiser for a rosebush.
  * @name: The name of the struct rbh being initialised.
+ *
+ * For a rosebush in static storage only, as for any static lock
+ * initialiser; use rbh_init() for any other.
  */
 #define RBH_INIT(name) {						\
 	.rbh_resize_lock = __SPIN_LOCK_UNLOCKED(name.rbh_resize_lock),	\
 	.rbh_resize_mutex = __MUTEX_INITIALIZER(name.rbh_resize_mutex),	\
 	.rbh_shrink_lock = __SPIN_LOCK_UNLOCKED(name.rbh_shrink_lock),	\
+	RBH_LOCK_KEYS_INIT						\
 }
 
 /**
@@ -109,7 +150,31 @@ struct rbh {
  */
 #define DEFINE_ROSEBUSH(name)	struct rbh name = RBH_INIT(name)
 
-void rbh_init(struct rbh *rbh);
+void __rbh_init(struct rbh *rbh, struct rbh_lock_keys *keys);
+
+/**
+ * rbh_init() - Initialise a rosebush.
+ * @rbh: The rosebush.
+ *
+ * Initialise a rosebush embedded in another structure; one defined with
+ * DEFINE_ROSEBUSH() is already initialised.  It holds no memory until
+ * the first rbh_insert() or rbh_reserve().
+ *
+ * The locks of every rosebush initialised at one place in the source
+ * belong to one set of lockdep classes, and those of rosebushes
+ * initialised at different places to different sets, as with
+ * spin_lock_init().  A user whose rosebushes nest must initialise them at
+ * different places.
+ *
+ * Context: Any context.
+ */
+#define rbh_init(rbh)							\
+do {									\
+	static struct rbh_lock_keys __rbh_keys;				\
+									\
+	__rbh_init((rbh), &__rbh_keys);					\
+} while (0)
+
 bool rbh_empty(const struct rbh *rbh);
 int __must_check rbh_insert(struct rbh *rbh, u32 hash, void *p);
 int __must_check rbh_reserve(struct rbh *rbh, u32 hash);
