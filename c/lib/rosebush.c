@@ -315,12 +315,13 @@ static void rbh_spare_put(struct rbh_spares *spares, struct rbh_bucket *bucket)
 }
 
 /*
- * Allocate buckets with @gfp until @spares holds @nr.  Called without
- * locks: may sleep.  The table is only the first one.
+ * Allocate buckets of @rbh with @gfp until @spares holds @nr.  Called
+ * without locks: may sleep.  The table is only the first one.
  */
-static int rbh_spares_fill(struct rbh_spares *spares, unsigned int nr,
-			   unsigned int table_depth, gfp_t gfp)
+static int rbh_spares_fill(const struct rbh *rbh, struct rbh_spares *spares,
+			   unsigned int nr, unsigned int table_depth, gfp_t gfp)
 {
+	gfp |= rbh->rbh_gfp;
 	while (spares->nr < nr) {
 		struct rbh_bucket *bucket = rbh_alloc_bucket(gfp);
 
@@ -1079,7 +1080,8 @@ static int rbh_split_copy(struct rbh *rbh, struct rbh_bucket *old, u32 key,
 		 * most RBH_SPLIT_CHAIN_MAX + 2 between the halves, their
 		 * primaries included.  A stale copy's buckets come back.
 		 */
-		err = rbh_spares_fill(spares, RBH_SPLIT_CHAIN_MAX + 2, 0, gfp);
+		err = rbh_spares_fill(rbh, spares, RBH_SPLIT_CHAIN_MAX + 2, 0,
+				      gfp);
 		if (err)
 			return err;
 		rbh_split_pause(rbh);
@@ -1285,7 +1287,7 @@ static int rbh_resize_steps(struct rbh *rbh, struct rbh_bucket __rcu **new,
 						      spares,
 						      GFP_KERNEL | __GFP_NOWARN);
 			else if (needed)
-				err = rbh_spares_fill(spares, needed, 0,
+				err = rbh_spares_fill(rbh, spares, needed, 0,
 						      GFP_KERNEL | __GFP_NOWARN);
 			if (err) {
 				spin_lock(&rbh->rbh_resize_lock);
@@ -1610,7 +1612,8 @@ static int rbh_make_room(struct rbh *rbh, u32 key, void *p, bool contended)
 			err = 0;
 			continue;
 		}
-		err = rbh_spares_fill(&spares, nr, table_depth, GFP_KERNEL);
+		err = rbh_spares_fill(rbh, &spares, nr, table_depth,
+				      GFP_KERNEL);
 		if (err)
 			break;
 	}
@@ -1707,6 +1710,60 @@ int rbh_reserve(struct rbh *rbh, u32 hash)
 	return rbh_add(rbh, hash, NULL);
 }
 EXPORT_SYMBOL_GPL(rbh_reserve);
+
+/**
+ * rbh_reserve_nofail() - Reserve a slot in a rosebush, without failing.
+ * @rbh: The rosebush, which has held something before.
+ * @hash: The hash value that will be used.
+ *
+ * For a caller that cannot fail, once rbh_reserve() has failed: the
+ * dcache's d_add(), say, for a dentry that has no slot.  It never doubles
+ * the table or splits a bucket.  It finds a free entry in the bucket of
+ * @hash or its chain, or adds one overflow bucket to that chain, allocated
+ * with __GFP_NOFAIL.  A bucket chained so is split by a later insertion
+ * that finds it full, or folded once removals empty its chain, like any
+ * other.  Use the slot as one from rbh_reserve().
+ *
+ * A rosebush that never held anything has no table: reserving in one
+ * is a caller bug, which WARNs, then allocates a first table, retrying
+ * until it can.
+ *
+ * Context: Process context.  Takes and releases a bucket lock and the
+ * resize lock; may sleep to allocate one bucket with __GFP_NOFAIL.  Never
+ * takes the resize mutex.
+ */
+void rbh_reserve_nofail(struct rbh *rbh, u32 hash)
+{
+	struct rbh_spares spares = { };
+	unsigned int nr = 0, table_depth = 0;
+	u32 key = rbh_key(hash);
+	bool contended = false, placed = false;
+	enum rbh_room room;
+
+	might_sleep();
+	WARN_ON_ONCE(!rbh_table_peek(rbh));
+	/* A contended bucket stays whole: a split may need the mutex */
+	if (rbh_try_place(rbh, key, NULL, &contended) == RBH_PLACED)
+		return;
+	while (!placed) {
+		spin_lock(&rbh->rbh_resize_lock);
+		rcu_read_lock();
+		room = rbh_make_room_locked(rbh, key, NULL, false,
+					    RBH_MAY_CHAIN, &spares, &nr,
+					    &table_depth, &placed);
+		rcu_read_unlock();
+		spin_unlock(&rbh->rbh_resize_lock);
+		/* RBH_MAY_CHAIN places the entry or asks for a bucket */
+		if (room == RBH_ROOM_REFILL)
+			WARN_ON_ONCE(rbh_spares_fill(rbh, &spares, nr,
+						     table_depth, GFP_KERNEL |
+						     __GFP_NOFAIL));
+		else
+			WARN_ON_ONCE(room != RBH_ROOM_RETRY);
+	}
+	rbh_spares_free(&spares);
+}
+EXPORT_SYMBOL_GPL(rbh_reserve_nofail);
 
 /* Where an entry is: its bucket (@primary or in its chain), group, index. */
 struct rbh_pos {
@@ -2238,7 +2295,8 @@ static void rbh_shrink_walk(struct rbh *rbh)
 		}
 		if (!spare && rcu_access_pointer(bucket->h.chain)) {
 			rcu_read_unlock();
-			spare = rbh_alloc_bucket(GFP_KERNEL | __GFP_NOWARN);
+			spare = rbh_alloc_bucket(GFP_KERNEL | __GFP_NOWARN |
+						 rbh->rbh_gfp);
 			rcu_read_lock();
 		}
 
@@ -2291,7 +2349,8 @@ static void rbh_shrink_worker(struct work_struct *work)
 			chain = rbh_has_chain(rbh, keys[i]);
 			rcu_read_unlock();
 			spare = chain ? rbh_alloc_bucket(GFP_KERNEL |
-							 __GFP_NOWARN) : NULL;
+							 __GFP_NOWARN |
+							 rbh->rbh_gfp) : NULL;
 			spin_lock(&rbh->rbh_resize_lock);
 			rcu_read_lock();
 			rbh_shrink_locked(rbh, keys[i], &spare, true);
@@ -2792,16 +2851,24 @@ EXPORT_SYMBOL_GPL(rbh_iter_unlock);
 /**
  * __rbh_init() - Initialise a rosebush, its locks in the classes given.
  * @rbh: The rosebush.
+ * @flags: Any of &enum rbh_flags, or 0.
  * @keys: The lockdep classes of its locks, in static storage.
  *
- * Call rbh_init() instead, which gives each place in the source its own
- * classes.  This is for bindings that make their own keys.
+ * Call rbh_init() or rbh_init_flags() instead, which give each place in
+ * the source its own classes.  This is for bindings that make their own
+ * keys.
  *
  * Context: Any context.
  */
-void __rbh_init(struct rbh *rbh, struct rbh_lock_keys *keys)
+void __rbh_init(struct rbh *rbh, unsigned int flags,
+		struct rbh_lock_keys *keys)
 {
 	memset(rbh, 0, sizeof(*rbh));
+	WARN_ON_ONCE(flags & ~(RBH_ACCOUNT | RBH_RECLAIMABLE));
+	if (flags & RBH_ACCOUNT)
+		rbh->rbh_gfp |= __GFP_ACCOUNT;
+	if (flags & RBH_RECLAIMABLE)
+		rbh->rbh_gfp |= __GFP_RECLAIMABLE;
 	spin_lock_init(&rbh->rbh_resize_lock);
 	spin_lock_init(&rbh->rbh_shrink_lock);
 	mutex_init(&rbh->rbh_resize_mutex);

@@ -1561,6 +1561,8 @@ struct rbh_test_fault {
 	unsigned int fail_at;
 	unsigned int failed;	/* calls made to fail */
 	unsigned int warned;	/* of those, calls without __GFP_NOWARN */
+	gfp_t gfp_all;		/* the flags every call passed */
+	gfp_t gfp_any;		/* the flags some call passed */
 	bool armed;
 };
 
@@ -1607,6 +1609,8 @@ static struct rbh_test_fault *rbh_test_fault_arm(struct kunit *test,
 	f->calls = 0;
 	f->failed = 0;
 	f->warned = 0;
+	f->gfp_all = (__force gfp_t)~0U;
+	f->gfp_any = 0;
 	f->fail_at = fail_at;
 	rbh_test_activate(test, site);
 	f->armed = true;
@@ -1629,6 +1633,11 @@ static void rbh_test_fault_disarm(struct kunit *test)
 static bool rbh_test_fault_hit(struct rbh_test_fault *f, gfp_t gfp)
 {
 	f->calls++;
+	f->gfp_all &= gfp;
+	f->gfp_any |= gfp;
+	/* As the allocator never fails these */
+	if (gfp & __GFP_NOFAIL)
+		return false;
 	if (f->fail_at && f->calls != f->fail_at)
 		return false;
 	f->failed++;
@@ -2840,6 +2849,140 @@ static void rbh_alloc_fail_shrink(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, rbh_empty(rbh));
 	rbh_test_stats(test, rbh, after);
 	rbh_test_print_stats(test, "emptied", after);
+out:
+	rbh_test_fault_disarm(test);
+	rbh_test_destroy(test, rbh);
+}
+
+/*
+ * A rosebush made with RBH_ACCOUNT | RBH_RECLAIMABLE allocates every
+ * bucket with __GFP_ACCOUNT | __GFP_RECLAIMABLE: for insertions, splits
+ * and chains, and in the shrink work, both for the keys removals handed
+ * it and in a walk of the whole table (run here, where the stub sees
+ * them).  Its table is neither.
+ */
+static void rbh_bucket_gfp(struct kunit *test)
+{
+	const gfp_t want = __GFP_ACCOUNT | __GFP_RECLAIMABLE;
+	struct rbh_test_fault *fb, *ft;
+	unsigned int i, n, calls;
+	struct rbh *rbh;
+	int err;
+
+	rbh = kunit_kzalloc(test, sizeof(*rbh), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, rbh);
+	rbh_init_flags(rbh, RBH_ACCOUNT | RBH_RECLAIMABLE);
+	err = kunit_add_action_or_reset(test, rbh_test_destroy_action, rbh);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	rbh_test_faults_init(test);
+	fb = rbh_test_fault_arm(test, RBH_TEST_BUCKET, UINT_MAX);
+	ft = rbh_test_fault_arm(test, RBH_TEST_TABLE, UINT_MAX);
+
+	/* Three buckets' worth under one hash: a chain */
+	n = 3 * RBH_MAX_ENTRIES;
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, RBH_TEST_FLOOD,
+						 rbh_test_ptr(i)), 0);
+	KUNIT_EXPECT_GT(test, fb->calls, 2U);
+	KUNIT_EXPECT_GT(test, ft->calls, 0U);
+	rbh_test_shrink_off(test, rbh);
+	/*
+	 * Few enough to fold, the last two, in the chain: the removals hand
+	 * the key over
+	 */
+	for (i = 0; i < n - 2; i++)
+		KUNIT_ASSERT_EQ(test, rbh_remove(rbh, RBH_TEST_FLOOD,
+						 rbh_test_ptr(i)), 0);
+	calls = fb->calls;
+	rbh_test_shrink_here(test, rbh);
+	KUNIT_EXPECT_GT_MSG(test, fb->calls, calls,
+			    "the shrink work made no fold");
+	for (i = 0; i < n - 2; i++)
+		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, RBH_TEST_FLOOD,
+						 rbh_test_ptr(i)), 0);
+	calls = fb->calls;
+	rbh_test_walk(test, rbh);
+	KUNIT_EXPECT_GT_MSG(test, fb->calls, calls,
+			    "the walk made no fold");
+
+	KUNIT_EXPECT_EQ(test, fb->failed, 0U);
+	KUNIT_EXPECT_TRUE_MSG(test, (fb->gfp_all & want) == want,
+			      "some bucket allocated with only %#x",
+			      (__force unsigned int)fb->gfp_all);
+	KUNIT_EXPECT_FALSE_MSG(test, ft->gfp_any & want,
+			       "tables allocated with %#x",
+			       (__force unsigned int)ft->gfp_any);
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_EQ(test, rbh_remove(rbh, RBH_TEST_FLOOD,
+						 rbh_test_ptr(i)), 0);
+	rbh_test_fault_disarm(test);
+	rbh_test_destroy(test, rbh);
+}
+
+/*
+ * A caller that cannot fail falls back to rbh_reserve_nofail() when
+ * rbh_reserve() cannot allocate.  With every other allocation failing,
+ * it must still reserve: in a chain, from one __GFP_NOFAIL bucket at a
+ * time, without doubling the table or splitting a bucket.  Each fallback
+ * runs with only the first allocation failing, so that one made without
+ * __GFP_NOFAIL is seen without the case waiting for it forever.  The
+ * slots are then used and found, and the chains go when emptied.
+ */
+static void rbh_reserve_nofail_chains(struct kunit *test)
+{
+	struct rbh *rbh = rbh_test_new(test);
+	struct rbh_stats *before = rbh_test_stats_alloc(test);
+	struct rbh_stats *after = rbh_test_stats_alloc(test);
+	unsigned long i, n, end, fallbacks = 0;
+	struct rbh_test_fault *fb, *ft;
+	struct rbh_test_set *set;
+	unsigned int cap;
+
+	rbh_test_faults_init(test);
+	cap = rbh_test_capacity(test, rbh, before);
+	n = 2 * cap;
+	end = n + 4 * cap;
+	set = rbh_test_set_new(test, rbh, end);
+	rbh_test_set_fill(set, RBH_TEST_RANDOM);
+	if (!rbh_test_set_add(test, set, 0, n))
+		goto out;
+	rbh_test_stats(test, rbh, before);
+	rbh_test_shrink_off(test, rbh);
+
+	for (i = n; i < end; i++) {
+		rbh_test_fault_arm(test, RBH_TEST_BUCKET, 0);
+		rbh_test_fault_arm(test, RBH_TEST_TABLE, 0);
+		if (!rbh_reserve(rbh, set->hash[i]))
+			continue;
+		fallbacks++;
+		fb = rbh_test_fault_arm(test, RBH_TEST_BUCKET, 1);
+		ft = rbh_test_fault_arm(test, RBH_TEST_TABLE, 1);
+		rbh_reserve_nofail(rbh, set->hash[i]);
+		KUNIT_EXPECT_EQ_MSG(test, fb->failed, 0U,
+				    "entry %lu: a bucket without __GFP_NOFAIL", i);
+		KUNIT_EXPECT_LE(test, fb->calls, 1U);
+		KUNIT_EXPECT_EQ_MSG(test, ft->calls, 0U,
+				    "entry %lu: a table allocated", i);
+	}
+	rbh_test_fault_disarm(test);
+	KUNIT_EXPECT_GT_MSG(test, fallbacks, 0UL,
+			    "rbh_reserve() never failed: nothing was tested");
+	rbh_test_stats(test, rbh, after);
+	KUNIT_EXPECT_EQ(test, after->reserved, end - n);
+	KUNIT_EXPECT_GT(test, after->overflow_buckets,
+			before->overflow_buckets);
+	KUNIT_EXPECT_EQ(test, rbh_test_resizes(after),
+			rbh_test_resizes(before));
+
+	for (i = n; i < end; i++)
+		KUNIT_EXPECT_EQ(test, rbh_test_set_use(set, i), 0);
+	rbh_test_check_set(test, set);
+	rbh_test_shrink_here(test, rbh);
+	if (!rbh_test_set_del(test, set, 0, end))
+		goto out;
+	KUNIT_EXPECT_TRUE(test, rbh_empty(rbh));
+	rbh_test_stats(test, rbh, after);
+	KUNIT_EXPECT_EQ(test, after->overflow_buckets, 0UL);
 out:
 	rbh_test_fault_disarm(test);
 	rbh_test_destroy(test, rbh);
@@ -5113,6 +5256,8 @@ static struct kunit_case rosebush_cases[] = {
 	KUNIT_CASE(rbh_alloc_fail_split),
 	KUNIT_CASE(rbh_alloc_fail_overflow),
 	KUNIT_CASE(rbh_alloc_fail_shrink),
+	KUNIT_CASE(rbh_bucket_gfp),
+	KUNIT_CASE(rbh_reserve_nofail_chains),
 	KUNIT_CASE(rbh_remove_defers_shrinking),
 	KUNIT_CASE(rbh_lock_classes),
 	KUNIT_CASE(rbh_atomic_callers),

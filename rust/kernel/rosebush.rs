@@ -490,7 +490,7 @@ impl<T: Send + 'static> Rosebush<T> {
             // is valid for writes and, being in a pinned `Opaque`, will not move. The keys are
             // static.
             rbh <- Opaque::ffi_init(|slot: *mut bindings::rbh| unsafe {
-                bindings::__rbh_init(slot, lock_keys())
+                bindings::__rbh_init(slot, 0, lock_keys())
             }),
             doomed: AtomicPtr::new(ptr::null_mut()),
             // SAFETY: `init_work_with_key()` initialises the `work_struct` at `slot`, which is

@@ -85,6 +85,8 @@ struct rbh {
 	 * rbh_merge_floor()).
 	 */
 	bool rbh_floor_waits;
+	/* Added to the flags every bucket is allocated with: rbh_init_flags() */
+	gfp_t rbh_gfp;
 	/*
 	 * Serialises resizes and splits in steps, which sleep between their
 	 * steps
@@ -150,15 +152,31 @@ struct rbh {
  */
 #define DEFINE_ROSEBUSH(name)	struct rbh name = RBH_INIT(name)
 
-void __rbh_init(struct rbh *rbh, struct rbh_lock_keys *keys);
+/**
+ * enum rbh_flags - How a rosebush allocates its buckets.
+ * @RBH_ACCOUNT: Charge each bucket to the memory cgroup of the task that
+ *	allocates it (__GFP_ACCOUNT), for a rosebush whose entries are.
+ * @RBH_RECLAIMABLE: Take buckets from the reclaimable slab caches
+ *	(__GFP_RECLAIMABLE), for a cache whose entries a shrinker frees.
+ *
+ * The table, one allocation shared by every entry, is neither.
+ */
+enum rbh_flags {
+	RBH_ACCOUNT	= BIT(0),
+	RBH_RECLAIMABLE	= BIT(1),
+};
+
+void __rbh_init(struct rbh *rbh, unsigned int flags,
+		struct rbh_lock_keys *keys);
 
 /**
- * rbh_init() - Initialise a rosebush.
+ * rbh_init_flags() - Initialise a rosebush that allocates as asked.
  * @rbh: The rosebush.
+ * @flags: Any of &enum rbh_flags, or 0.
  *
- * Initialise a rosebush embedded in another structure; one defined with
- * DEFINE_ROSEBUSH() is already initialised.  It holds no memory until
- * the first rbh_insert() or rbh_reserve().
+ * Initialise a rosebush embedded in another structure, or one in static
+ * storage that needs @flags.  It holds no memory until the first
+ * rbh_insert() or rbh_reserve().
  *
  * The locks of every rosebush initialised at one place in the source
  * belong to one set of lockdep classes, and those of rosebushes
@@ -166,18 +184,31 @@ void __rbh_init(struct rbh *rbh, struct rbh_lock_keys *keys);
  * spin_lock_init().  A user whose rosebushes nest must initialise them at
  * different places.
  *
- * Context: Any context.
+ * Context: Any context.  An unknown flag is a bug: it WARNs and is
+ * ignored.
  */
-#define rbh_init(rbh)							\
+#define rbh_init_flags(rbh, flags)					\
 do {									\
 	static struct rbh_lock_keys __rbh_keys;				\
 									\
-	__rbh_init((rbh), &__rbh_keys);					\
+	__rbh_init((rbh), (flags), &__rbh_keys);			\
 } while (0)
+
+/**
+ * rbh_init() - Initialise a rosebush.
+ * @rbh: The rosebush.
+ *
+ * rbh_init_flags() with no flags: a rosebush defined with
+ * DEFINE_ROSEBUSH() is already initialised so.
+ *
+ * Context: Any context.
+ */
+#define rbh_init(rbh)	rbh_init_flags(rbh, 0)
 
 bool rbh_empty(const struct rbh *rbh);
 int __must_check rbh_insert(struct rbh *rbh, u32 hash, void *p);
 int __must_check rbh_reserve(struct rbh *rbh, u32 hash);
+void rbh_reserve_nofail(struct rbh *rbh, u32 hash);
 int rbh_use(struct rbh *rbh, u32 hash, void *p);
 int rbh_remove(struct rbh *rbh, u32 hash, void *p);
 void rbh_destroy(struct rbh *rbh);
