@@ -1562,6 +1562,44 @@ refill:
 	return RBH_ROOM_REFILL;
 }
 
+static bool rbh_nowait_resize(const struct rbh *rbh)
+{
+	return rbh->rbh_flags & RBH_NOWAIT_RESIZE;
+}
+
+/*
+ * With RBH_NOWAIT_RESIZE: hand the work a doubling of the table of depth
+ * @depth (0: none) and the bucket holding @key, which an insertion could
+ * not split without the resize mutex.  Only the first request for a
+ * bucket of the table of @depth is kept, and only RBH_SHRINK_KEYS
+ * buckets: the next insertion that finds one of the others full hands it
+ * over again.
+ */
+static void rbh_resize_later(struct rbh *rbh, u32 key, unsigned int depth)
+{
+	unsigned int i, nr;
+	bool queue = false;
+
+	spin_lock(&rbh->rbh_shrink_lock);
+	if (depth > rbh->rbh_grow_from) {
+		rbh->rbh_grow_from = depth;
+		queue = true;
+	}
+	nr = rbh->rbh_split_nr;
+	for (i = 0; i < nr; i++)
+		if (depth ? !((rbh->rbh_split_keys[i] ^ key) >> (32 - depth)) :
+		    rbh->rbh_split_keys[i] == key)
+			break;
+	if (i == nr && nr < RBH_SHRINK_KEYS) {
+		rbh->rbh_split_keys[nr] = key;
+		rbh->rbh_split_nr = nr + 1;
+		queue = true;
+	}
+	spin_unlock(&rbh->rbh_shrink_lock);
+	if (queue)
+		queue_work(system_unbound_wq, &rbh->rbh_shrink_work);
+}
+
 /*
  * The slow path of insertion: allocate what is needed, then take the
  * resize lock and use it.  Called without locks; sleeps.
@@ -1588,13 +1626,28 @@ static int rbh_make_room(struct rbh *rbh, u32 key, void *p, bool contended)
 		if (room == RBH_ROOM_RETRY)
 			break;
 		if (room == RBH_ROOM_GROW) {
-			if (!rbh_grow(rbh, table_depth - 1, contended))
+			/*
+			 * Without the mutex, a contended bucket stays whole:
+			 * nothing would split it once the table had doubled,
+			 * so the work would halve it again.
+			 */
+			if (rbh_nowait_resize(rbh)) {
+				if (!contended)
+					rbh_resize_later(rbh, key,
+							 table_depth - 1);
+			} else if (!rbh_grow(rbh, table_depth - 1, contended)) {
 				continue;
+			}
 			/* A contended bucket stays whole */
 			if (contended)
 				break;
 			/* No deeper table: the entry goes to a chain */
 			may = RBH_MAY_SPLIT;
+			continue;
+		}
+		if (room == RBH_ROOM_STEPS && rbh_nowait_resize(rbh)) {
+			rbh_resize_later(rbh, key, 0);
+			may = RBH_MAY_CHAIN;
 			continue;
 		}
 		if (room == RBH_ROOM_STEPS) {
@@ -1676,8 +1729,9 @@ static int rbh_add(struct rbh *rbh, u32 hash, void *p)
  *
  * Context: Process context.  Takes and releases a bucket lock and maybe
  * the resize lock, and, to double the table or to split a bucket in steps,
- * the resize mutex; may sleep to allocate memory with GFP_KERNEL or to
- * wait for a resize or for a split in steps.
+ * the resize mutex (never in a rosebush made with RBH_NOWAIT_RESIZE); may
+ * sleep to allocate memory with GFP_KERNEL or to wait for a resize or for
+ * a split in steps.
  * Return: 0 on success, -EINVAL if @p is NULL, -ENOMEM if memory could not
  * be allocated (nothing is then stored).
  */
@@ -1700,8 +1754,9 @@ EXPORT_SYMBOL_GPL(rbh_insert);
  *
  * Context: Process context.  Takes and releases a bucket lock and maybe
  * the resize lock, and, to double the table or to split a bucket in steps,
- * the resize mutex; may sleep to allocate memory with GFP_KERNEL or to
- * wait for a resize or for a split in steps.
+ * the resize mutex (never in a rosebush made with RBH_NOWAIT_RESIZE); may
+ * sleep to allocate memory with GFP_KERNEL or to wait for a resize or for
+ * a split in steps.
  * Return: 0 on success, -ENOMEM if memory could not be allocated (nothing
  * is then reserved).
  */
@@ -2315,6 +2370,109 @@ static void rbh_shrink_walk(struct rbh *rbh)
 	kfree(spare);
 }
 
+/* What rbh_split_deferred() did, or needs */
+enum rbh_deferred {
+	RBH_DEFERRED_DONE,	/* the bucket needs no split, or cannot have one */
+	RBH_DEFERRED_SPLIT,	/* split it: look at the half holding the key */
+	RBH_DEFERRED_GROW,	/* double the table, of depth *@arg, first */
+	RBH_DEFERRED_STEPS,	/* split it with rbh_split_steps() */
+	RBH_DEFERRED_REFILL,	/* allocate *@arg spares first */
+};
+
+/*
+ * For the work, with RBH_NOWAIT_RESIZE: split the bucket holding @key as
+ * the insertion that handed it over would have, if it is still full or
+ * chained and a split would divide its keys.
+ */
+static enum rbh_deferred rbh_split_deferred(struct rbh *rbh, u32 key,
+					    struct rbh_spares *spares,
+					    unsigned int *arg)
+{
+	enum rbh_deferred ret = RBH_DEFERRED_DONE;
+	struct rbh_bucket *bucket;
+	unsigned int depth, d;
+
+	spin_lock(&rbh->rbh_resize_lock);
+	rcu_read_lock();
+	bucket = rbh_bucket(rbh, key);
+	spin_lock(&bucket->h.lock);
+	rbh_table_locked(rbh, &depth);
+	d = bucket->h.depth;
+	if ((bucket->h.count < RBH_ENTRIES &&
+	     !rcu_access_pointer(bucket->h.chain)) ||
+	    d == 32 || rbh_first_difference(bucket, key) != d) {
+		goto unlock;
+	} else if (d == depth) {
+		if (!rbh_may_grow(rbh, depth, bucket))
+			goto unlock;
+		*arg = depth;
+		ret = RBH_DEFERRED_GROW;
+	} else if (rbh_needs_steps(bucket, d)) {
+		ret = RBH_DEFERRED_STEPS;
+	} else if (spares->nr < rbh_split_needs(bucket, key)) {
+		*arg = rbh_split_needs(bucket, key);
+		ret = RBH_DEFERRED_REFILL;
+	} else {
+		/* Which unlocks it */
+		rbh_split(rbh, bucket, key, spares, 0);
+		WRITE_ONCE(rbh->rbh_splits, rbh->rbh_splits + 1);
+		ret = RBH_DEFERRED_SPLIT;
+		goto out;
+	}
+unlock:
+	spin_unlock(&bucket->h.lock);
+out:
+	rcu_read_unlock();
+	spin_unlock(&rbh->rbh_resize_lock);
+	return ret;
+}
+
+/*
+ * For the work, with RBH_NOWAIT_RESIZE: the doubling of the table of
+ * depth @grow_from (0: none) and the splits of the buckets holding @keys
+ * that insertions handed over.  Each bucket is split, and the table
+ * doubled, until the half holding its key needs no more; the other
+ * halves wait for an insertion that finds them full.  Before any halving,
+ * so that a table doubled for a bucket is not halved before the bucket
+ * is split.
+ */
+static void rbh_resize_deferred(struct rbh *rbh, unsigned int grow_from,
+				const u32 *keys, unsigned int nr)
+{
+	struct rbh_spares spares = { };
+	enum rbh_deferred todo;
+	unsigned int i, arg, tries;
+
+	if (grow_from)
+		rbh_grow(rbh, grow_from, false);
+	for (i = 0; i < nr; i++) {
+		for (tries = 0; tries < 64; tries++) {
+			todo = rbh_split_deferred(rbh, keys[i], &spares, &arg);
+			if (todo == RBH_DEFERRED_DONE)
+				break;
+			if (todo == RBH_DEFERRED_GROW &&
+			    rbh_grow(rbh, arg, false))
+				break;
+			if (todo == RBH_DEFERRED_STEPS) {
+				int err;
+
+				mutex_lock(&rbh->rbh_resize_mutex);
+				err = rbh_split_steps(rbh, keys[i], &spares,
+						      GFP_KERNEL | __GFP_NOWARN);
+				mutex_unlock(&rbh->rbh_resize_mutex);
+				if (err)
+					break;
+			}
+			if (todo == RBH_DEFERRED_REFILL &&
+			    rbh_spares_fill(rbh, &spares, arg, 0,
+					    GFP_KERNEL | __GFP_NOWARN))
+				break;
+			cond_resched();
+		}
+	}
+	rbh_spares_free(&spares);
+}
+
 /*
  * The shrink work: fold and merge the buckets whose keys removals handed
  * over (or all of them, if too many were), then halve the table as far
@@ -2326,18 +2484,27 @@ static void rbh_shrink_walk(struct rbh *rbh)
 static void rbh_shrink_worker(struct work_struct *work)
 {
 	struct rbh *rbh = container_of(work, struct rbh, rbh_shrink_work);
+	unsigned int i, nr, grow_from, split_nr;
 	u32 keys[RBH_SHRINK_KEYS];
+	u32 split_keys[RBH_SHRINK_KEYS];
 	struct rbh_bucket *spare;
-	unsigned int i, nr;
 
 	spin_lock(&rbh->rbh_shrink_lock);
 	nr = rbh->rbh_shrink_nr;
 	memcpy(keys, rbh->rbh_shrink_keys, sizeof(keys));
 	WRITE_ONCE(rbh->rbh_shrink_nr, 0);
 	WRITE_ONCE(rbh->rbh_shrink_halve, false);
+	grow_from = rbh->rbh_grow_from;
+	split_nr = rbh->rbh_split_nr;
+	memcpy(split_keys, rbh->rbh_split_keys, sizeof(split_keys));
+	rbh->rbh_grow_from = 0;
+	rbh->rbh_split_nr = 0;
 	spin_unlock(&rbh->rbh_shrink_lock);
 	/* Pairs with smp_mb() in rbh_shrink_later() */
 	smp_mb();
+
+	if (grow_from || split_nr)
+		rbh_resize_deferred(rbh, grow_from, split_keys, split_nr);
 
 	if (nr > RBH_SHRINK_KEYS) {
 		rbh_shrink_walk(rbh);
@@ -2864,7 +3031,8 @@ void __rbh_init(struct rbh *rbh, unsigned int flags,
 		struct rbh_lock_keys *keys)
 {
 	memset(rbh, 0, sizeof(*rbh));
-	WARN_ON_ONCE(flags & ~(RBH_ACCOUNT | RBH_RECLAIMABLE));
+	WARN_ON_ONCE(flags & ~RBH_FLAGS);
+	rbh->rbh_flags = flags & RBH_FLAGS;
 	if (flags & RBH_ACCOUNT)
 		rbh->rbh_gfp |= __GFP_ACCOUNT;
 	if (flags & RBH_RECLAIMABLE)
@@ -2880,6 +3048,20 @@ void __rbh_init(struct rbh *rbh, unsigned int flags,
 #endif
 }
 EXPORT_SYMBOL_GPL(__rbh_init);
+
+/*
+ * Make @rbh empty again, as rbh_init_flags() made it: the same flags,
+ * the same classes.
+ */
+static void rbh_reinit(struct rbh *rbh)
+{
+	struct rbh_lock_keys *keys = NULL;
+
+#ifdef CONFIG_LOCKDEP
+	keys = rbh->rbh_lock_keys;
+#endif
+	__rbh_init(rbh, rbh->rbh_flags, keys);
+}
 
 /*
  * Walking the primary buckets of a table of depth @depth: the bucket in
@@ -3096,7 +3278,7 @@ static void rbh_free_all(struct rbh *rbh,
 		kfree(primary);
 	}
 	kvfree(table);
-	rbh_init(rbh);
+	rbh_reinit(rbh);
 }
 
 /**

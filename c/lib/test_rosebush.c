@@ -2854,12 +2854,25 @@ out:
 	rbh_test_destroy(test, rbh);
 }
 
+/* Every bucket was allocated with @want, no table with any of it */
+static void rbh_test_check_gfp(struct kunit *test, struct rbh_test_fault *fb,
+			       struct rbh_test_fault *ft, gfp_t want)
+{
+	KUNIT_EXPECT_EQ(test, fb->failed, 0U);
+	KUNIT_EXPECT_TRUE_MSG(test, (fb->gfp_all & want) == want,
+			      "some bucket allocated with only %#x",
+			      (__force unsigned int)fb->gfp_all);
+	KUNIT_EXPECT_FALSE_MSG(test, ft->gfp_any & want,
+			       "tables allocated with %#x",
+			       (__force unsigned int)ft->gfp_any);
+}
+
 /*
  * A rosebush made with RBH_ACCOUNT | RBH_RECLAIMABLE allocates every
  * bucket with __GFP_ACCOUNT | __GFP_RECLAIMABLE: for insertions, splits
  * and chains, and in the shrink work, both for the keys removals handed
  * it and in a walk of the whole table (run here, where the stub sees
- * them).  Its table is neither.
+ * them), also once destroyed and used again.  Its table is neither.
  */
 static void rbh_bucket_gfp(struct kunit *test)
 {
@@ -2897,21 +2910,23 @@ static void rbh_bucket_gfp(struct kunit *test)
 	rbh_test_shrink_here(test, rbh);
 	KUNIT_EXPECT_GT_MSG(test, fb->calls, calls,
 			    "the shrink work made no fold");
-	for (i = 0; i < n - 2; i++)
+	rbh_test_check_gfp(test, fb, ft, want);
+
+	/* Destroyed and used again, it keeps its flags */
+	rbh_test_fault_disarm(test);
+	rbh_destroy(rbh);
+	fb = rbh_test_fault_arm(test, RBH_TEST_BUCKET, UINT_MAX);
+	ft = rbh_test_fault_arm(test, RBH_TEST_TABLE, UINT_MAX);
+	for (i = 0; i < n; i++)
 		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, RBH_TEST_FLOOD,
 						 rbh_test_ptr(i)), 0);
+	KUNIT_EXPECT_GT(test, ft->calls, 0U);
 	calls = fb->calls;
 	rbh_test_walk(test, rbh);
 	KUNIT_EXPECT_GT_MSG(test, fb->calls, calls,
 			    "the walk made no fold");
+	rbh_test_check_gfp(test, fb, ft, want);
 
-	KUNIT_EXPECT_EQ(test, fb->failed, 0U);
-	KUNIT_EXPECT_TRUE_MSG(test, (fb->gfp_all & want) == want,
-			      "some bucket allocated with only %#x",
-			      (__force unsigned int)fb->gfp_all);
-	KUNIT_EXPECT_FALSE_MSG(test, ft->gfp_any & want,
-			       "tables allocated with %#x",
-			       (__force unsigned int)ft->gfp_any);
 	for (i = 0; i < n; i++)
 		KUNIT_EXPECT_EQ(test, rbh_remove(rbh, RBH_TEST_FLOOD,
 						 rbh_test_ptr(i)), 0);
@@ -2985,6 +3000,103 @@ static void rbh_reserve_nofail_chains(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, after->overflow_buckets, 0UL);
 out:
 	rbh_test_fault_disarm(test);
+	rbh_test_destroy(test, rbh);
+}
+
+/*
+ * With RBH_NOWAIT_RESIZE, insertions never take the resize mutex: the
+ * doublings of the table and the splits in steps they need are left to
+ * the work, and chains take the entries meanwhile.  No insertion
+ * allocates a table or pauses in a split in steps.  Run here, the work
+ * doubles the table and splits the bucket handed over until the half
+ * holding its key fits, and does not halve the table it doubled.
+ *
+ * The dividing chain fills bucket 0 of the first table and asks for a
+ * doubling.  That request is dropped, as when the work's list is full,
+ * so that a doubling asked for by bucket 1 leaves the chain in a bucket
+ * shallower than the table: the next insertion into it asks for a split
+ * in steps.
+ */
+static void rbh_nowait_resize_defers(struct kunit *test)
+{
+	struct rbh_stats *before = rbh_test_stats_alloc(test);
+	struct rbh_stats *after = rbh_test_stats_alloc(test);
+	struct rbh_test_pauses *tp = rbh_test_pauses_init(test);
+	struct rbh_test_fault *ft;
+	unsigned long i, n, cap;
+	struct rbh *rbh;
+	int err;
+
+	rbh = kunit_kzalloc(test, sizeof(*rbh), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, rbh);
+	rbh_init_flags(rbh, RBH_NOWAIT_RESIZE);
+	err = kunit_add_action_or_reset(test, rbh_test_destroy_action, rbh);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	cap = rbh_test_capacity(test, rbh, before);
+	n = 40 * cap;
+	/* The first table is no doubling: an insertion makes it */
+	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_chain_hash(0),
+					 rbh_test_ptr(0)), 0);
+	rbh_test_shrink_off(test, rbh);
+
+	ft = rbh_test_fault_arm(test, RBH_TEST_TABLE, UINT_MAX);
+	for (i = 1; i < n; i++)
+		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_chain_hash(i),
+						 rbh_test_ptr(i)), 0);
+	KUNIT_EXPECT_EQ_MSG(test, ft->calls, 0U,
+			    "an insertion allocated a table");
+	rbh_test_stats(test, rbh, before);
+	KUNIT_EXPECT_EQ(test, before->table_slots, 2UL);
+	KUNIT_EXPECT_EQ(test, before->grows, 0UL);
+	KUNIT_EXPECT_GT(test, before->overflow_buckets,
+			2UL * RBH_TEST_CHAIN_STEP);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(rbh->rbh_grow_from), 1U);
+	spin_lock(&rbh->rbh_shrink_lock);
+	rbh->rbh_grow_from = 0;
+	rbh->rbh_split_nr = 0;
+	spin_unlock(&rbh->rbh_shrink_lock);
+
+	/* Bucket 1 full: the work doubles the table and splits it */
+	for (i = 0; i <= cap; i++) {
+		u32 key = rbh_test_chain_key(n + i) | BIT(31);
+
+		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_hash_of_key(key),
+						 rbh_test_ptr(n + i)), 0);
+	}
+	KUNIT_EXPECT_EQ(test, ft->calls, 0U);
+	rbh_test_shrink_here(test, rbh);
+	rbh_test_stats(test, rbh, after);
+	KUNIT_EXPECT_GT_MSG(test, after->grows, before->grows,
+			    "the work did not double the table");
+	KUNIT_EXPECT_GT(test, after->splits, before->splits);
+	KUNIT_EXPECT_EQ_MSG(test, after->shrinks, before->shrinks,
+			    "the work halved the table it doubled");
+	KUNIT_EXPECT_EQ(test, after->overflow_buckets,
+			before->overflow_buckets);
+	KUNIT_EXPECT_EQ(test, tp->pauses, 0U);
+
+	/* The chain, shallower than the table, is split in steps by the work */
+	rbh_test_shrink_off(test, rbh);
+	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_chain_hash(n + cap + 1),
+					 rbh_test_ptr(n + cap + 1)), 0);
+	KUNIT_EXPECT_EQ_MSG(test, tp->pauses, 0U,
+			    "an insertion split a bucket in steps");
+	KUNIT_EXPECT_EQ_MSG(test, READ_ONCE(rbh->rbh_split_nr), 1U,
+			    "the insertion did not hand its split over");
+	rbh_test_stats(test, rbh, before);
+	rbh_test_shrink_here(test, rbh);
+	rbh_test_fault_disarm(test);
+	rbh_test_stats(test, rbh, after);
+	KUNIT_EXPECT_GT_MSG(test, tp->pauses, 0U,
+			    "the work did not split the chain in steps");
+	KUNIT_EXPECT_GT(test, after->splits, before->splits);
+	/* Its key's half is split as far as a deeper table lets it */
+	KUNIT_EXPECT_GT(test, after->grows, before->grows);
+	KUNIT_EXPECT_LT(test, after->overflow_buckets,
+			before->overflow_buckets);
+	KUNIT_EXPECT_EQ(test, after->shrinks, before->shrinks);
+	rbh_test_print_stats(test, "after the work", after);
+	rbh_test_check_chain(test, rbh, n, NULL, 0);
 	rbh_test_destroy(test, rbh);
 }
 
@@ -4378,6 +4490,11 @@ static void rbh_lock_classes(struct kunit *test)
 	rbh_init(b);
 	err = kunit_add_action_or_reset(test, rbh_test_destroy_action, b);
 	KUNIT_ASSERT_EQ(test, err, 0);
+	/* Both keep their classes once destroyed, to be used again */
+	KUNIT_ASSERT_EQ(test, rbh_insert(a, 1, rbh_test_ptr(1)), 0);
+	KUNIT_ASSERT_EQ(test, rbh_insert(b, 1, rbh_test_ptr(1)), 0);
+	rbh_destroy(a);
+	rbh_destroy(b);
 	KUNIT_ASSERT_EQ(test, rbh_insert(a, 1, rbh_test_ptr(1)), 0);
 	KUNIT_ASSERT_EQ(test, rbh_insert(a, 2, rbh_test_ptr(2)), 0);
 	KUNIT_ASSERT_EQ(test, rbh_insert(b, 1, rbh_test_ptr(1)), 0);
@@ -5258,6 +5375,7 @@ static struct kunit_case rosebush_cases[] = {
 	KUNIT_CASE(rbh_alloc_fail_shrink),
 	KUNIT_CASE(rbh_bucket_gfp),
 	KUNIT_CASE(rbh_reserve_nofail_chains),
+	KUNIT_CASE(rbh_nowait_resize_defers),
 	KUNIT_CASE(rbh_remove_defers_shrinking),
 	KUNIT_CASE(rbh_lock_classes),
 	KUNIT_CASE(rbh_atomic_callers),

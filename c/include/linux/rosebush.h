@@ -85,7 +85,8 @@ struct rbh {
 	 * rbh_merge_floor()).
 	 */
 	bool rbh_floor_waits;
-	/* Added to the flags every bucket is allocated with: rbh_init_flags() */
+	/* From rbh_init_flags(), and what they add to a bucket's gfp flags */
+	unsigned int rbh_flags;
 	gfp_t rbh_gfp;
 	/*
 	 * Serialises resizes and splits in steps, which sleep between their
@@ -111,6 +112,15 @@ struct rbh {
 	bool rbh_shrink_halve;
 	unsigned int rbh_shrink_nr;
 	u32 rbh_shrink_keys[RBH_SHRINK_KEYS];
+	/*
+	 * With RBH_NOWAIT_RESIZE, under rbh_shrink_lock: the depth of a
+	 * table that insertions found too small (0: none), and keys of
+	 * buckets they could not split, for the shrink work to grow and
+	 * split.
+	 */
+	unsigned int rbh_grow_from;
+	unsigned int rbh_split_nr;
+	u32 rbh_split_keys[RBH_SHRINK_KEYS];
 #ifdef CONFIG_LOCKDEP
 	/* The classes of the bucket locks and the shrink work */
 	struct rbh_lock_keys *rbh_lock_keys;
@@ -158,13 +168,22 @@ struct rbh {
  *	allocates it (__GFP_ACCOUNT), for a rosebush whose entries are.
  * @RBH_RECLAIMABLE: Take buckets from the reclaimable slab caches
  *	(__GFP_RECLAIMABLE), for a cache whose entries a shrinker frees.
+ * @RBH_NOWAIT_RESIZE: Never make an insertion or a reservation take the
+ *	resize mutex, for a user that reserves under locks which reclaim
+ *	may wait for.  The doublings of the table and the splits in steps
+ *	that they need are handed to the rosebush's work, which sleeps for
+ *	the mutex instead, and their entries go to overflow chains until it
+ *	has run.  Such an insertion allocates buckets only, never a table.
  *
- * The table, one allocation shared by every entry, is neither.
+ * The table, one allocation shared by every entry, is never charged.
  */
 enum rbh_flags {
-	RBH_ACCOUNT	= BIT(0),
-	RBH_RECLAIMABLE	= BIT(1),
+	RBH_ACCOUNT		= BIT(0),
+	RBH_RECLAIMABLE		= BIT(1),
+	RBH_NOWAIT_RESIZE	= BIT(2),
 };
+
+#define RBH_FLAGS	(RBH_ACCOUNT | RBH_RECLAIMABLE | RBH_NOWAIT_RESIZE)
 
 void __rbh_init(struct rbh *rbh, unsigned int flags,
 		struct rbh_lock_keys *keys);
