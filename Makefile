@@ -22,7 +22,7 @@ WORK := $(ROSEBUSH_CACHE)/work
 
 # The KUnit configuration: fragments merged by kunit.py (tests/kunit/).
 KUNIT_CONFIGS := tests/kunit/base.config tests/kunit/rosebush.config \
-		 tests/kunit/sample.config \
+		 tests/kunit/sample.config tests/kunit/dcache.config \
 		 tests/kunit/debug.config
 # Suites that must run and pass for `make qemu-kunit` to pass.
 KUNIT_SUITES := rosebush rust_doctests_kernel
@@ -34,7 +34,7 @@ KUNIT_ARM64_CONFIGS := tests/kunit/base.config tests/kunit/rosebush.config \
 # The KCSAN configuration: the same suites under the concurrency sanitizer.
 # KCSAN excludes KASAN, so kcsan.config takes the place of debug.config.
 KUNIT_KCSAN_CONFIGS := tests/kunit/base.config tests/kunit/rosebush.config \
-		       tests/kunit/kcsan.config
+		       tests/kunit/dcache.config tests/kunit/kcsan.config
 # Suites that must run and pass for `make qemu-kcsan` to pass (Rust stays
 # on under KCSAN in 6.12: see kcsan.config).
 KUNIT_KCSAN_SUITES := rosebush rust_doctests_kernel
@@ -45,7 +45,7 @@ KUNIT_BENCH_CONFIGS := tests/kunit/base.config tests/kunit/rosebush.config \
 		       tests/kunit/sample.config tests/kunit/bench.config
 
 .PHONY: help toolchain toolchain-quiet tree export check-patches check-tree check-c check-wmm qemu-kunit-i386 qemu-kunit-arm64 qemu-kunit \
-	qemu-kcsan qemu-sample qemu-bench-smoke test-userspace fuzz coverage bench bench-misses bench-holds \
+	qemu-kcsan qemu-sample qemu-dcache qemu-dcache-kcsan qemu-bench-smoke test-userspace fuzz coverage bench bench-misses bench-holds \
 	qemu-bench qemu-bench-latency mutants mutants-rust test \
 	test-tools clean distclean
 
@@ -58,6 +58,10 @@ help:
 	@echo '  qemu-sample    boot the qemu-kunit kernel with KUnit off and load, then'
 	@echo '                 unload, the Rust sample rust_rosebush.ko, after building'
 	@echo '                 tests/rust-compile-fail/ (code that must not compile)'
+	@echo '  qemu-dcache    boot the qemu-kunit kernel with KUnit off and run the dcache'
+	@echo '                 stress (tests/dcache/: renames, exchanges, whiteouts against'
+	@echo '                 lookups, unlinks of open files, /proc churn) on a tmpfs'
+	@echo '  qemu-dcache-kcsan the same on the qemu-kcsan kernel'
 	@echo '  test-userspace the rosebush suite and an RCU stress test built as userspace'
 	@echo '                 programs (liburcu, ASan, UBSan) from tools/testing/radix-tree'
 	@echo '  fuzz           run the libFuzzer target (tests/fuzz) for FUZZ_SECONDS (60)'
@@ -83,7 +87,8 @@ help:
 	@echo '                 fail on each; about 4 minutes a mutant'
 	@echo '  test           every test: tool self-tests, series checks, check-wmm,'
 	@echo '                 test-userspace, qemu-kunit, check-c, qemu-sample,'
-	@echo '                 qemu-bench-smoke, qemu-kcsan, qemu-kunit-i386'
+	@echo '                 qemu-dcache, qemu-bench-smoke, qemu-kcsan,'
+	@echo '                 qemu-dcache-kcsan, qemu-kunit-i386'
 	@echo '  check-wmm      rosebush'"'"'s barriers under the Linux-kernel memory model:'
 	@echo '                 Documentation/litmus-tests/rosebush/, anchored in the code,'
 	@echo '                 by scripts/check-wmm.py (checked against the kernel'"'"'s own tests)'
@@ -154,6 +159,14 @@ qemu-sample: tree
 	@$(RB) scripts/rust-compile-fail.sh
 	@$(RB) scripts/qemu-sample.sh
 
+qemu-dcache: tree
+	@KUNIT_BUILD_ONLY=1 $(RB) scripts/qemu-kunit.sh kunit $(KUNIT_CONFIGS)
+	@$(RB) scripts/qemu-dcache.sh kunit
+
+qemu-dcache-kcsan: tree
+	@KUNIT_BUILD_ONLY=1 $(RB) scripts/qemu-kunit.sh kcsan $(KUNIT_KCSAN_CONFIGS)
+	@$(RB) scripts/qemu-dcache.sh kcsan
+
 mutants-rust: tree
 	@$(RB) tests/mutants/rust.sh $(MUTANTS)
 
@@ -207,6 +220,7 @@ test-tools: tree
 	@python3 tests/logcheck_test.py
 	@$(RB) sh -c 'python3 tests/kunit_check_test.py "$$ROSEBUSH_WORK/linux"'
 	@python3 tests/sample_check_test.py
+	@python3 tests/dcache_check_test.py
 	@$(RB) tests/series_test.sh
 
 test: test-tools check-patches check-tree
@@ -215,8 +229,10 @@ test: test-tools check-patches check-tree
 	@$(MAKE) --no-print-directory qemu-kunit
 	@$(MAKE) --no-print-directory check-c
 	@$(MAKE) --no-print-directory qemu-sample
+	@$(MAKE) --no-print-directory qemu-dcache
 	@$(MAKE) --no-print-directory qemu-bench-smoke
 	@$(MAKE) --no-print-directory qemu-kcsan
+	@$(MAKE) --no-print-directory qemu-dcache-kcsan
 	@$(MAKE) --no-print-directory qemu-kunit-i386
 	@echo 'rosebush: make test passed'
 

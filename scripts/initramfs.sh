@@ -11,8 +11,9 @@
 # lines go there, so that they are whole kernel log records that no other
 # record can split) and the second serial port, not a console, to which
 # qemu/kunit-init.sh copies the KUnit results: /dev/ttyS1, or on arm64
-# /dev/ttyAMA1.  Used by
-# qemu-kunit.sh, qemu-sample.sh and qemu-bench.sh.
+# /dev/ttyAMA1.  INITRAMFS_FILES adds more: a space-separated list of
+# SRC:DEST (DEST absolute, in the root directory).  Used by
+# qemu-kunit.sh, qemu-sample.sh, qemu-bench.sh and qemu-dcache.sh.
 set -euo pipefail
 
 build=$1 out=$2 init=$3 ko=${4:-}
@@ -31,5 +32,8 @@ file /bin/busybox ${BUSYBOX:-$(command -v busybox)} 0755 0 0
 file /init $init 0755 0 0
 LIST
 	[ -z "$ko" ] || echo "file /$(basename "$ko") $ko 0644 0 0"
+	for f in ${INITRAMFS_FILES:-}; do
+		echo "file ${f#*:} ${f%%:*} 0755 0 0"
+	done
 } >"$out.list"
 "$build/usr/gen_init_cpio" "$out.list" >"$out"

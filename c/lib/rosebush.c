@@ -1536,6 +1536,7 @@ static enum rbh_room rbh_make_room_locked(struct rbh *rbh, u32 key, void *p,
 	/* Too long a chain to divide under the locks, or being divided */
 	if (rbh_needs_steps(bucket, d)) {
 		spin_unlock(&bucket->h.lock);
+		*table_depth = d;
 		return RBH_ROOM_STEPS;
 	}
 	/* Allocate everything first: an allocation failure changes nothing */
@@ -1562,33 +1563,30 @@ refill:
 	return RBH_ROOM_REFILL;
 }
 
+#define RBH_VALID_FLAGS	(RBH_ACCOUNT | RBH_RECLAIMABLE | RBH_NOWAIT_RESIZE)
+
 static bool rbh_nowait_resize(const struct rbh *rbh)
 {
 	return rbh->rbh_flags & RBH_NOWAIT_RESIZE;
 }
 
 /*
- * With RBH_NOWAIT_RESIZE: hand the work a doubling of the table of depth
- * @depth (0: none) and the bucket holding @key, which an insertion could
- * not split without the resize mutex.  Only the first request for a
- * bucket of the table of @depth is kept, and only RBH_SHRINK_KEYS
- * buckets: the next insertion that finds one of the others full hands it
+ * With RBH_NOWAIT_RESIZE: hand the work the bucket of depth @d holding
+ * @key, which an insertion could not split without the resize mutex
+ * (the table must double first, or the split must be made in steps).
+ * A bucket is handed over once per batch, and RBH_SHRINK_KEYS buckets at
+ * most: the next insertion that finds one of the others full hands it
  * over again.
  */
-static void rbh_resize_later(struct rbh *rbh, u32 key, unsigned int depth)
+static void rbh_resize_later(struct rbh *rbh, u32 key, unsigned int d)
 {
 	unsigned int i, nr;
 	bool queue = false;
 
 	spin_lock(&rbh->rbh_shrink_lock);
-	if (depth > rbh->rbh_grow_from) {
-		rbh->rbh_grow_from = depth;
-		queue = true;
-	}
 	nr = rbh->rbh_split_nr;
 	for (i = 0; i < nr; i++)
-		if (depth ? !((rbh->rbh_split_keys[i] ^ key) >> (32 - depth)) :
-		    rbh->rbh_split_keys[i] == key)
+		if (!((rbh->rbh_split_keys[i] ^ key) >> (32 - d)))
 			break;
 	if (i == nr && nr < RBH_SHRINK_KEYS) {
 		rbh->rbh_split_keys[nr] = key;
@@ -1646,7 +1644,7 @@ static int rbh_make_room(struct rbh *rbh, u32 key, void *p, bool contended)
 			continue;
 		}
 		if (room == RBH_ROOM_STEPS && rbh_nowait_resize(rbh)) {
-			rbh_resize_later(rbh, key, 0);
+			rbh_resize_later(rbh, key, table_depth);
 			may = RBH_MAY_CHAIN;
 			continue;
 		}
@@ -1768,7 +1766,8 @@ EXPORT_SYMBOL_GPL(rbh_reserve);
 
 /**
  * rbh_reserve_nofail() - Reserve a slot in a rosebush, without failing.
- * @rbh: The rosebush, which has held something before.
+ * @rbh: The rosebush, which has a table: something was stored or
+ *	reserved in it since it was initialised or destroyed.
  * @hash: The hash value that will be used.
  *
  * For a caller that cannot fail, once rbh_reserve() has failed: the
@@ -1779,9 +1778,9 @@ EXPORT_SYMBOL_GPL(rbh_reserve);
  * that finds it full, or folded once removals empty its chain, like any
  * other.  Use the slot as one from rbh_reserve().
  *
- * A rosebush that never held anything has no table: reserving in one
- * is a caller bug, which WARNs, then allocates a first table, retrying
- * until it can.
+ * A rosebush without a table is a caller bug, which WARNs, then
+ * allocates a first table (two buckets and the table), retrying until it
+ * can.
  *
  * Context: Process context.  Takes and releases a bucket lock and the
  * resize lock; may sleep to allocate one bucket with __GFP_NOFAIL.  Never
@@ -1815,6 +1814,7 @@ void rbh_reserve_nofail(struct rbh *rbh, u32 hash)
 						     __GFP_NOFAIL));
 		else
 			WARN_ON_ONCE(room != RBH_ROOM_RETRY);
+		cond_resched();
 	}
 	rbh_spares_free(&spares);
 }
@@ -2428,31 +2428,38 @@ out:
 }
 
 /*
- * For the work, with RBH_NOWAIT_RESIZE: the doubling of the table of
- * depth @grow_from (0: none) and the splits of the buckets holding @keys
- * that insertions handed over.  Each bucket is split, and the table
- * doubled, until the half holding its key needs no more; the other
- * halves wait for an insertion that finds them full.  Before any halving,
- * so that a table doubled for a bucket is not halved before the bucket
- * is split.
+ * Each level of a deferred split takes up to three rounds: allocate the
+ * spares, double the table, split.
  */
-static void rbh_resize_deferred(struct rbh *rbh, unsigned int grow_from,
-				const u32 *keys, unsigned int nr)
+#define RBH_DEFERRED_ROUNDS	(3 * RBH_MAX_DEPTH)
+
+/*
+ * For the work, with RBH_NOWAIT_RESIZE: the splits of the buckets holding
+ * @keys that insertions handed over.  Each bucket is split, and the table
+ * doubled as each split needs, until the half holding its key needs no
+ * more; the other halves wait for an insertion that finds them full.
+ * Return: true if the table doubled, which no halving may undo in the
+ * same run of the work: the bucket that needed it may not have split
+ * (its removals, or a failed allocation).
+ */
+static bool rbh_resize_deferred(struct rbh *rbh, const u32 *keys,
+				unsigned int nr)
 {
 	struct rbh_spares spares = { };
 	enum rbh_deferred todo;
 	unsigned int i, arg, tries;
+	bool grew = false;
 
-	if (grow_from)
-		rbh_grow(rbh, grow_from, false);
 	for (i = 0; i < nr; i++) {
-		for (tries = 0; tries < 64; tries++) {
+		for (tries = 0; tries < RBH_DEFERRED_ROUNDS; tries++) {
 			todo = rbh_split_deferred(rbh, keys[i], &spares, &arg);
 			if (todo == RBH_DEFERRED_DONE)
 				break;
-			if (todo == RBH_DEFERRED_GROW &&
-			    rbh_grow(rbh, arg, false))
-				break;
+			if (todo == RBH_DEFERRED_GROW) {
+				if (rbh_grow(rbh, arg, false))
+					break;
+				grew = true;
+			}
 			if (todo == RBH_DEFERRED_STEPS) {
 				int err;
 
@@ -2471,6 +2478,7 @@ static void rbh_resize_deferred(struct rbh *rbh, unsigned int grow_from,
 		}
 	}
 	rbh_spares_free(&spares);
+	return grew;
 }
 
 /*
@@ -2484,27 +2492,25 @@ static void rbh_resize_deferred(struct rbh *rbh, unsigned int grow_from,
 static void rbh_shrink_worker(struct work_struct *work)
 {
 	struct rbh *rbh = container_of(work, struct rbh, rbh_shrink_work);
-	unsigned int i, nr, grow_from, split_nr;
-	u32 keys[RBH_SHRINK_KEYS];
-	u32 split_keys[RBH_SHRINK_KEYS];
+	u32 keys[RBH_SHRINK_KEYS], split_keys[RBH_SHRINK_KEYS];
+	unsigned int i, nr, split_nr;
 	struct rbh_bucket *spare;
+	bool grew = false;
 
 	spin_lock(&rbh->rbh_shrink_lock);
 	nr = rbh->rbh_shrink_nr;
 	memcpy(keys, rbh->rbh_shrink_keys, sizeof(keys));
 	WRITE_ONCE(rbh->rbh_shrink_nr, 0);
 	WRITE_ONCE(rbh->rbh_shrink_halve, false);
-	grow_from = rbh->rbh_grow_from;
 	split_nr = rbh->rbh_split_nr;
 	memcpy(split_keys, rbh->rbh_split_keys, sizeof(split_keys));
-	rbh->rbh_grow_from = 0;
 	rbh->rbh_split_nr = 0;
 	spin_unlock(&rbh->rbh_shrink_lock);
 	/* Pairs with smp_mb() in rbh_shrink_later() */
 	smp_mb();
 
-	if (grow_from || split_nr)
-		rbh_resize_deferred(rbh, grow_from, split_keys, split_nr);
+	if (split_nr)
+		grew = rbh_resize_deferred(rbh, split_keys, split_nr);
 
 	if (nr > RBH_SHRINK_KEYS) {
 		rbh_shrink_walk(rbh);
@@ -2527,6 +2533,9 @@ static void rbh_shrink_worker(struct work_struct *work)
 			cond_resched();
 		}
 	}
+	/* Not in the run that doubled the table: see rbh_resize_deferred() */
+	if (grew)
+		return;
 	for (;;) {
 		bool floor = false;
 
@@ -3031,8 +3040,8 @@ void __rbh_init(struct rbh *rbh, unsigned int flags,
 		struct rbh_lock_keys *keys)
 {
 	memset(rbh, 0, sizeof(*rbh));
-	WARN_ON_ONCE(flags & ~RBH_FLAGS);
-	rbh->rbh_flags = flags & RBH_FLAGS;
+	WARN_ON_ONCE(flags & ~RBH_VALID_FLAGS);
+	rbh->rbh_flags = flags & RBH_VALID_FLAGS;
 	if (flags & RBH_ACCOUNT)
 		rbh->rbh_gfp |= __GFP_ACCOUNT;
 	if (flags & RBH_RECLAIMABLE)

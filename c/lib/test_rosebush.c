@@ -3011,11 +3011,12 @@ out:
  * doubles the table and splits the bucket handed over until the half
  * holding its key fits, and does not halve the table it doubled.
  *
- * The dividing chain fills bucket 0 of the first table and asks for a
- * doubling.  That request is dropped, as when the work's list is full,
+ * The dividing chain fills bucket 0 of the first table and hands it
+ * over, once.  That request is dropped, as when the work's list is full,
  * so that a doubling asked for by bucket 1 leaves the chain in a bucket
- * shallower than the table: the next insertion into it asks for a split
- * in steps.
+ * shallower than the table: the next insertion into it hands over a split
+ * in steps.  Bucket 1's request is done by the work as queued, in its own
+ * thread.
  */
 static void rbh_nowait_resize_defers(struct kunit *test)
 {
@@ -3050,13 +3051,14 @@ static void rbh_nowait_resize_defers(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, before->grows, 0UL);
 	KUNIT_EXPECT_GT(test, before->overflow_buckets,
 			2UL * RBH_TEST_CHAIN_STEP);
-	KUNIT_EXPECT_EQ(test, READ_ONCE(rbh->rbh_grow_from), 1U);
+	KUNIT_EXPECT_EQ_MSG(test, READ_ONCE(rbh->rbh_split_nr), 1U,
+			    "bucket 0 not handed over once");
 	spin_lock(&rbh->rbh_shrink_lock);
-	rbh->rbh_grow_from = 0;
 	rbh->rbh_split_nr = 0;
 	spin_unlock(&rbh->rbh_shrink_lock);
 
 	/* Bucket 1 full: the work doubles the table and splits it */
+	enable_work(&rbh->rbh_shrink_work);
 	for (i = 0; i <= cap; i++) {
 		u32 key = rbh_test_chain_key(n + i) | BIT(31);
 
@@ -3064,7 +3066,7 @@ static void rbh_nowait_resize_defers(struct kunit *test)
 						 rbh_test_ptr(n + i)), 0);
 	}
 	KUNIT_EXPECT_EQ(test, ft->calls, 0U);
-	rbh_test_shrink_here(test, rbh);
+	/* Which waits for the work */
 	rbh_test_stats(test, rbh, after);
 	KUNIT_EXPECT_GT_MSG(test, after->grows, before->grows,
 			    "the work did not double the table");

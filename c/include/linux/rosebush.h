@@ -113,12 +113,10 @@ struct rbh {
 	unsigned int rbh_shrink_nr;
 	u32 rbh_shrink_keys[RBH_SHRINK_KEYS];
 	/*
-	 * With RBH_NOWAIT_RESIZE, under rbh_shrink_lock: the depth of a
-	 * table that insertions found too small (0: none), and keys of
-	 * buckets they could not split, for the shrink work to grow and
-	 * split.
+	 * With RBH_NOWAIT_RESIZE, under rbh_shrink_lock: keys of buckets
+	 * that insertions could not split without the resize mutex, for the
+	 * shrink work to split (doubling the table first if need be).
 	 */
-	unsigned int rbh_grow_from;
 	unsigned int rbh_split_nr;
 	u32 rbh_split_keys[RBH_SHRINK_KEYS];
 #ifdef CONFIG_LOCKDEP
@@ -156,14 +154,16 @@ struct rbh {
  * DEFINE_ROSEBUSH() - Define a rosebush.
  * @name: A string that names the rosebush.
  *
- * This is intended for file scope definitions of rosebushes.  It
- * declares and initialises an empty rosebush with the chosen name.  It
- * is equivalent to calling rbh_init() on the rosebush.
+ * For file scope definitions of rosebushes only: inside a function, its
+ * lockdep key would not be static storage (and does not build with
+ * lockdep).  It declares and initialises an empty rosebush with the
+ * chosen name, as rbh_init() would, except that the rosebush has lockdep
+ * classes of its own.
  */
 #define DEFINE_ROSEBUSH(name)	struct rbh name = RBH_INIT(name)
 
 /**
- * enum rbh_flags - How a rosebush allocates its buckets.
+ * enum rbh_flags - How a rosebush allocates its buckets and resizes.
  * @RBH_ACCOUNT: Charge each bucket to the memory cgroup of the task that
  *	allocates it (__GFP_ACCOUNT), for a rosebush whose entries are.
  * @RBH_RECLAIMABLE: Take buckets from the reclaimable slab caches
@@ -182,8 +182,6 @@ enum rbh_flags {
 	RBH_RECLAIMABLE		= BIT(1),
 	RBH_NOWAIT_RESIZE	= BIT(2),
 };
-
-#define RBH_FLAGS	(RBH_ACCOUNT | RBH_RECLAIMABLE | RBH_NOWAIT_RESIZE)
 
 void __rbh_init(struct rbh *rbh, unsigned int flags,
 		struct rbh_lock_keys *keys);

@@ -1,0 +1,50 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# qemu-dcache.sh BUILD: boot the kernel that `make qemu-kunit` (BUILD
+# kunit: KASAN, lockdep, PROVE_RCU, DEBUG_ATOMIC_SLEEP) or `make
+# qemu-kcsan` (BUILD kcsan) built in $ROSEBUSH_WORK/build/BUILD, with KUnit
+# disabled and a busybox-static initramfs whose /init
+# (qemu/dcache-init.sh) runs tests/dcache/dcache-stress.c, built here as a
+# static program, on a tmpfs: renames, exchanges and whiteouts against
+# concurrent lookups, unlinks of open files and /proc/<pid> churn, for
+# DCACHE_SECONDS (3) seconds each.  Fails unless the program passed, the
+# caches dropped, the tmpfs unmounted, and the log has no kernel splat:
+# tests/dcache_check.py, which on the KCSAN kernel judges only the data
+# races that involve rosebush (the VFS has its own).
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+: "${ROSEBUSH_WORK:?}"
+name=${1:?usage: qemu-dcache.sh kunit|kcsan}
+build=$ROSEBUSH_WORK/build/$name
+out=$ROSEBUSH_WORK/build/dcache-$name
+seconds=${DCACHE_SECONDS:-3}
+
+for f in "$build/arch/x86/boot/bzImage" "$build/usr/gen_init_cpio"; do
+	[ -e "$f" ] || { echo "qemu-dcache: no $f: build the $name kernel first" >&2; exit 1; }
+done
+mkdir -p "$out"
+clang -static -O2 -Wall -Wextra -Werror -pthread \
+	-o "$out/dcache-stress" "$top/tests/dcache/dcache-stress.c"
+INITRAMFS_FILES="$out/dcache-stress:/dcache-stress" \
+	"$top/scripts/initramfs.sh" "$build" "$out/initramfs.cpio" \
+	"$top/qemu/dcache-init.sh"
+
+log=$out/console.log
+echo "qemu-dcache: booting the $name kernel (log: $log)"
+rc=0
+timeout 900 qemu-system-x86_64 -nodefaults -m 1024 -smp 2 -accel tcg \
+	-bios qboot.rom -nographic -serial stdio -no-reboot \
+	-kernel "$build/arch/x86/boot/bzImage" -initrd "$out/initramfs.cpio" \
+	-append "console=ttyS0 kunit.enable=0 panic=-1 printk.devkmsg=on DCACHE_SECONDS=$seconds" \
+	</dev/null >"$log" 2>&1 || rc=$?
+grep -E 'dcache: ' "$log" | sed 's/^.*dcache: /  /' || true
+
+kcsan=
+[ "$name" != kcsan ] || kcsan=--kcsan
+if ! python3 "$top/tests/dcache_check.py" "$log" "$rc" $kcsan; then
+	echo "qemu-dcache: FAILED" >&2
+	exit 1
+fi
+echo "qemu-dcache: the stress passed on the $name kernel, and no splat in its log is rosebush's"
