@@ -4,8 +4,9 @@
  * a static program for the QEMU initramfs (scripts/qemu-dcache.sh).
  *
  * Each case runs writers that rename, exchange, whiteout, unlink or fork
- * against readers that look the names up, for SECONDS seconds, and counts
- * every lookup that found nothing where a name must always resolve: a
+ * against readers that look the names up (by stat(), and by mkdir(),
+ * which must fail with EEXIST), for SECONDS seconds, and counts every
+ * lookup that found nothing where a name must always resolve: a
  * rename that replaces its target, or an exchange, never leaves a moment
  * when the name is missing, so any ENOENT there is an entry the dcache
  * lost (a renamed dentry hashed in the wrong place, a drop that removed
@@ -93,13 +94,36 @@ struct reader {
 	const char *names[2];
 };
 
+/*
+ * A second way in, through d_lookup() rather than the RCU walk: mkdir()
+ * of a name that must exist fails with EEXIST.  Were the entry lost, it
+ * would make a directory (counted, and removed).
+ */
+static void mkdir_must_fail(struct counts *c, const char *name)
+{
+	atomic_fetch_add(&c->lookups, 1);
+	if (mkdir(name, 0700) < 0) {
+		if (errno != EEXIST)
+			fail(c, "mkdir", name);
+		return;
+	}
+	if (atomic_fetch_add(&c->lost, 1) < 5)
+		printf("dcache-stress: lost %s (mkdir made it)\n", name);
+	rmdir(name);
+}
+
 static void *reader_fn(void *arg)
 {
 	struct reader *r = arg;
+	unsigned long n = 0;
 
 	while (!atomic_load(&stop))
-		for (int i = 0; i < 2 && r->names[i]; i++)
-			lookup_must(r->c, r->names[i]);
+		for (int i = 0; i < 2 && r->names[i]; i++) {
+			if (++n % 16)
+				lookup_must(r->c, r->names[i]);
+			else
+				mkdir_must_fail(r->c, r->names[i]);
+		}
 	return NULL;
 }
 
@@ -150,14 +174,30 @@ static void replace_writer(struct counts *c)
 	must(c, rename("replace/s", "replace/t"), "rename", "replace/s");
 }
 
-/* Two names swapped: both always resolve. */
+/*
+ * Two names swapped: both always resolve.  Now and then a fresh file
+ * replaces one of them, so that the dentries the exchanges moved are
+ * freed: an entry left behind under a name's old hash would then be read
+ * after it was freed (KASAN).
+ */
 static void exchange_writer(struct counts *c)
 {
+	static unsigned long n;
+
 	must(c, renameat2(AT_FDCWD, "exchange/a", AT_FDCWD, "exchange/b",
 			  RENAME_EXCHANGE), "exchange", "exchange/a");
+	if (++n % 32)
+		return;
+	touch(c, "exchange/n");
+	must(c, rename("exchange/n", n % 64 ? "exchange/a" : "exchange/b"),
+	     "rename", "exchange/n");
 }
 
-/* Two directories under different parents swapped, as above. */
+/*
+ * Two directories under different parents swapped, as above.  (Not
+ * replaced now and then: a walk that reached the old directory before
+ * it went would rightly find its file gone.)
+ */
 static void exchange_dirs_writer(struct counts *c)
 {
 	must(c, renameat2(AT_FDCWD, "xdirs/x/d", AT_FDCWD, "xdirs/y/e",
