@@ -3103,6 +3103,52 @@ static void rbh_nowait_resize_defers(struct kunit *test)
 }
 
 /*
+ * With RBH_NOWAIT_RESIZE, a run of the work that doubled the table for a
+ * bucket does not halve it, even when the bucket could not be split (its
+ * buckets could not be allocated): otherwise the next insertion into it
+ * asks again, and every run doubles and halves the table.
+ */
+static void rbh_nowait_resize_keeps_growth(struct kunit *test)
+{
+	struct rbh_stats *before = rbh_test_stats_alloc(test);
+	struct rbh_stats *after = rbh_test_stats_alloc(test);
+	struct rbh_test_fault *fb;
+	unsigned long i, cap;
+	struct rbh *rbh;
+	int err;
+
+	rbh = kunit_kzalloc(test, sizeof(*rbh), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, rbh);
+	rbh_init_flags(rbh, RBH_NOWAIT_RESIZE);
+	err = kunit_add_action_or_reset(test, rbh_test_destroy_action, rbh);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	rbh_test_faults_init(test);
+	cap = rbh_test_capacity(test, rbh, before);
+	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_chain_hash(0),
+					 rbh_test_ptr(0)), 0);
+	rbh_test_shrink_off(test, rbh);
+	/* Bucket 0 full and chained: it asks for a doubling */
+	for (i = 1; i <= cap; i++)
+		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_chain_hash(i),
+						 rbh_test_ptr(i)), 0);
+	KUNIT_ASSERT_EQ(test, READ_ONCE(rbh->rbh_split_nr), 1U);
+	rbh_test_stats(test, rbh, before);
+
+	fb = rbh_test_fault_arm(test, RBH_TEST_BUCKET, 0);
+	rbh_test_shrink_here(test, rbh);
+	rbh_test_fault_disarm(test);
+	rbh_test_stats(test, rbh, after);
+	KUNIT_EXPECT_GT(test, fb->failed, 0U);
+	KUNIT_EXPECT_GT(test, after->grows, before->grows);
+	KUNIT_EXPECT_EQ(test, after->splits, before->splits);
+	KUNIT_EXPECT_EQ_MSG(test, after->shrinks, before->shrinks,
+			    "the work halved the table it doubled");
+	KUNIT_EXPECT_EQ(test, after->table_slots, 2 * before->table_slots);
+	rbh_test_check_chain(test, rbh, cap + 1, NULL, 0);
+	rbh_test_destroy(test, rbh);
+}
+
+/*
  * Remove entries @first .. @end - 1 of @set, each with @lock held, as
  * rbh_remove()'s Context allows for a caller's spinlock.
  */
@@ -5378,6 +5424,7 @@ static struct kunit_case rosebush_cases[] = {
 	KUNIT_CASE(rbh_bucket_gfp),
 	KUNIT_CASE(rbh_reserve_nofail_chains),
 	KUNIT_CASE(rbh_nowait_resize_defers),
+	KUNIT_CASE(rbh_nowait_resize_keeps_growth),
 	KUNIT_CASE(rbh_remove_defers_shrinking),
 	KUNIT_CASE(rbh_lock_classes),
 	KUNIT_CASE(rbh_atomic_callers),
