@@ -102,19 +102,24 @@ static u32 rbh_test_hash_of_key(u32 key)
 KUNIT_DEFINE_ACTION_WRAPPER(rbh_test_destroy_action, rbh_destroy, struct rbh *);
 
 /*
- * A new rosebush, initialised with rbh_init().  If the case stops early
- * (a failed KUNIT_ASSERT), KUnit destroys it.
+ * A new rosebush, initialised with rbh_init_flags(@flags).  If the case
+ * stops early (a failed KUNIT_ASSERT), KUnit destroys it.
  */
-static struct rbh *rbh_test_new(struct kunit *test)
+static struct rbh *rbh_test_new_flags(struct kunit *test, unsigned int flags)
 {
 	struct rbh *rbh = kunit_kzalloc(test, sizeof(*rbh), GFP_KERNEL);
 	int err;
 
 	KUNIT_ASSERT_NOT_NULL(test, rbh);
-	rbh_init(rbh);
+	rbh_init_flags(rbh, flags);
 	err = kunit_add_action_or_reset(test, rbh_test_destroy_action, rbh);
 	KUNIT_ASSERT_EQ(test, err, 0);
 	return rbh;
+}
+
+static struct rbh *rbh_test_new(struct kunit *test)
+{
+	return rbh_test_new_flags(test, 0);
 }
 
 /* Destroy a rosebush made by rbh_test_new(), as every case does. */
@@ -2880,13 +2885,8 @@ static void rbh_bucket_gfp(struct kunit *test)
 	struct rbh_test_fault *fb, *ft;
 	unsigned int i, n, calls;
 	struct rbh *rbh;
-	int err;
 
-	rbh = kunit_kzalloc(test, sizeof(*rbh), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, rbh);
-	rbh_init_flags(rbh, RBH_ACCOUNT | RBH_RECLAIMABLE);
-	err = kunit_add_action_or_reset(test, rbh_test_destroy_action, rbh);
-	KUNIT_ASSERT_EQ(test, err, 0);
+	rbh = rbh_test_new_flags(test, RBH_ACCOUNT | RBH_RECLAIMABLE);
 	rbh_test_faults_init(test);
 	fb = rbh_test_fault_arm(test, RBH_TEST_BUCKET, UINT_MAX);
 	ft = rbh_test_fault_arm(test, RBH_TEST_TABLE, UINT_MAX);
@@ -3026,13 +3026,8 @@ static void rbh_nowait_resize_defers(struct kunit *test)
 	struct rbh_test_fault *ft;
 	unsigned long i, n, cap;
 	struct rbh *rbh;
-	int err;
 
-	rbh = kunit_kzalloc(test, sizeof(*rbh), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, rbh);
-	rbh_init_flags(rbh, RBH_NOWAIT_RESIZE);
-	err = kunit_add_action_or_reset(test, rbh_test_destroy_action, rbh);
-	KUNIT_ASSERT_EQ(test, err, 0);
+	rbh = rbh_test_new_flags(test, RBH_NOWAIT_RESIZE);
 	cap = rbh_test_capacity(test, rbh, before);
 	n = 40 * cap;
 	/* The first table is no doubling: an insertion makes it */
@@ -3115,13 +3110,8 @@ static void rbh_nowait_resize_keeps_growth(struct kunit *test)
 	struct rbh_test_fault *fb;
 	unsigned long i, cap;
 	struct rbh *rbh;
-	int err;
 
-	rbh = kunit_kzalloc(test, sizeof(*rbh), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, rbh);
-	rbh_init_flags(rbh, RBH_NOWAIT_RESIZE);
-	err = kunit_add_action_or_reset(test, rbh_test_destroy_action, rbh);
-	KUNIT_ASSERT_EQ(test, err, 0);
+	rbh = rbh_test_new_flags(test, RBH_NOWAIT_RESIZE);
 	rbh_test_faults_init(test);
 	cap = rbh_test_capacity(test, rbh, before);
 	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_chain_hash(0),
