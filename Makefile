@@ -25,7 +25,7 @@ KUNIT_CONFIGS := tests/kunit/base.config tests/kunit/rosebush.config \
 		 tests/kunit/sample.config tests/kunit/dcache.config \
 		 tests/kunit/debug.config
 # Suites that must run and pass for `make qemu-kunit` to pass.
-KUNIT_SUITES := rosebush rust_doctests_kernel
+KUNIT_SUITES := rosebush rust_doctests_kernel dcache_hash
 # The 32-bit configuration (C only: no Rust on i386 in 6.12).
 KUNIT_I386_CONFIGS := tests/kunit/i386.config tests/kunit/rosebush.config
 # The arm64 configuration: qemu-kunit's, Rust included, without the sample.
@@ -37,7 +37,7 @@ KUNIT_KCSAN_CONFIGS := tests/kunit/base.config tests/kunit/rosebush.config \
 		       tests/kunit/dcache.config tests/kunit/kcsan.config
 # Suites that must run and pass for `make qemu-kcsan` to pass (Rust stays
 # on under KCSAN in 6.12: see kcsan.config).
-KUNIT_KCSAN_SUITES := rosebush rust_doctests_kernel
+KUNIT_KCSAN_SUITES := rosebush rust_doctests_kernel dcache_hash
 # The benchmark kernel: the KUnit configuration with bench.config instead
 # of debug.config (no lockdep, no KASAN), in its own build directory; KUnit
 # stays off at boot.
@@ -45,7 +45,7 @@ KUNIT_BENCH_CONFIGS := tests/kunit/base.config tests/kunit/rosebush.config \
 		       tests/kunit/sample.config tests/kunit/bench.config
 
 .PHONY: help toolchain toolchain-quiet tree export check-patches check-tree check-c check-wmm qemu-kunit-i386 qemu-kunit-arm64 qemu-kunit \
-	qemu-kcsan qemu-sample qemu-dcache qemu-dcache-kcsan qemu-bench-smoke test-userspace fuzz coverage bench bench-misses bench-holds \
+	qemu-kcsan qemu-sample qemu-dcache qemu-dcache-kcsan qemu-mutants qemu-bench-smoke test-userspace fuzz coverage bench bench-misses bench-holds \
 	qemu-bench qemu-bench-latency mutants mutants-rust test \
 	test-tools clean distclean
 
@@ -82,6 +82,8 @@ help:
 	@echo '  mutants        delete, one at a time, lines of the fixes of the v2 defects'
 	@echo '                 (tests/mutants/mutants.txt): check-wmm or test-userspace must'
 	@echo '                 fail on each'
+	@echo '  qemu-mutants   mutants of the dcache conversion (tests/mutants/dcache-mutants.txt):'
+	@echo '                 a kernel build each; the dcache_hash suite or qemu-dcache must fail'
 	@echo '  mutants-rust   mutants of rust/kernel/rosebush.rs (tests/mutants/rust-mutants.txt,'
 	@echo '                 MUTANTS="NAME..." for some): qemu-kunit or rust-compile-fail must'
 	@echo '                 fail on each; about 4 minutes a mutant'
@@ -214,6 +216,10 @@ qemu-bench-smoke: tree
 
 mutants: tree
 	@$(RB) tests/mutants/run.sh
+
+# The kernel-side mutants of the dcache conversion: a kernel build each.
+qemu-mutants: tree
+	@scripts/qemu-mutants.sh
 
 # kunit_check_test.py uses the tree's KTAP parser (tools/testing/kunit).
 test-tools: tree

@@ -8,7 +8,8 @@
 # (qemu/dcache-init.sh) runs tests/dcache/dcache-stress.c, built here as a
 # static program, on a tmpfs: renames, exchanges and whiteouts against
 # concurrent lookups, unlinks of open files and /proc/<pid> churn, for
-# DCACHE_SECONDS (3) seconds each.  Fails unless the program passed, the
+# DCACHE_SECONDS (3) seconds each, QEMU for at most DCACHE_TIMEOUT (900)
+# seconds.  Fails unless the program passed, the
 # caches dropped, the tmpfs unmounted, and the log has no kernel splat:
 # tests/dcache_check.py, which on the KCSAN kernel judges only the data
 # races that involve rosebush (the VFS has its own).
@@ -34,7 +35,7 @@ INITRAMFS_FILES="$out/dcache-stress:/dcache-stress" \
 log=$out/console.log
 echo "qemu-dcache: booting the $name kernel (log: $log)"
 rc=0
-timeout 900 qemu-system-x86_64 -nodefaults -m 1024 -smp 2 -accel tcg \
+timeout "${DCACHE_TIMEOUT:-900}" qemu-system-x86_64 -nodefaults -m 1024 -smp 2 -accel tcg \
 	-bios qboot.rom -nographic -serial stdio -no-reboot \
 	-kernel "$build/arch/x86/boot/bzImage" -initrd "$out/initramfs.cpio" \
 	-append "console=ttyS0 kunit.enable=0 panic=-1 printk.devkmsg=on DCACHE_SECONDS=$seconds" \

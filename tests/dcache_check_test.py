@@ -7,6 +7,11 @@ KCSAN kernel, with 6.12's own data races in the VFS) must pass, the
 latter only with --kcsan; each must fail when a case lost a name, when
 the program or QEMU failed, when a step is missing, when a splat is
 added, and (kcsan) when a race names a rosebush function.
+kcsan-conversion.log (the KCSAN kernel with the dcache on rosebush) holds
+a race between the conversion's DCACHE_HASH_SLOT write and step_into()'s
+plain read of ->d_flags, which passes only while nothing but the
+conversion's two bits changed, one stack alone is the conversion's, and
+both accesses are 4 bytes.
 """
 
 import os
@@ -24,6 +29,9 @@ def main():
 
 	kunit = read('kunit.log')
 	kcsan = read('kcsan.log')
+	# kernel B: a race of d_hash_hand()'s DCACHE_HASH_SLOT write with
+	# step_into()'s plain read of ->d_flags
+	bits = read('kcsan-conversion.log')
 
 	def swap(log, old, new):
 		return [l.replace(old, new) for l in log]
@@ -33,6 +41,11 @@ def main():
 
 	ours = swap(kcsan, ' walk_component+0x30/0x190',
 		    ' rbh_next+0x30/0x190')
+	conv = swap(kcsan, ' walk_component+0x30/0x190',
+		    ' d_hash_publish+0x30/0x190')
+	# a name that merely starts like one of the conversion's is not one
+	near = swap(kcsan, ' walk_component+0x30/0x190',
+		    ' d_set_hashed_x+0x30/0x190')
 	# A race's title or CPU line naming rosebush is no frame of it
 	named = swap(kcsan, 'Comm: dcache-stress', 'Comm: rosebush')
 	cases = [
@@ -52,6 +65,34 @@ def main():
 		('KASAN report under kcsan', kcsan + ['BUG: KASAN: slab-use-after-free in foo+0x1/0x2\n'],
 		 0, True, False),
 		('a race with a rosebush frame', ours, 0, True, False),
+		('a race with a frame of the conversion', conv, 0, True, False),
+		('a frame named like the conversion', near, 0, True, True),
+		('the conversion\'s d_flags bits only', bits, 0, True, True),
+		('another d_flags bit too',
+		 swap(bits, '0x00a02008 -> 0x00202008', '0x00a02008 -> 0x00202000'),
+		 0, True, False),
+		('no value change shown',
+		 drop(bits, 'value changed:'), 0, True, False),
+		('both stacks the conversion\'s',
+		 swap(bits, ' step_into+0xd3/0x580', ' d_hash_put+0xd3/0x580'),
+		 0, True, False),
+		('a read of more than the word',
+		 swap(bits, 'of 4 bytes by task 51', 'of 8 bytes by task 51'),
+		 0, True, False),
+		('a read of the byte with DCACHE_HASH_SLOT',
+		 swap(swap(bits, 'to 0xffff96c3c1407180 of 4 bytes by task 51',
+			   'to 0xffff96c3c1407182 of 1 bytes by task 51'),
+		      '0x00a02008 -> 0x00202008', '0xa0 -> 0x20'),
+		 0, True, True),
+		('a read of the byte with the type',
+		 swap(swap(bits, 'to 0xffff96c3c1407180 of 4 bytes by task 51',
+			   'to 0xffff96c3c1407182 of 1 bytes by task 51'),
+		      '0x00a02008 -> 0x00202008', '0xa0 -> 0x80'),
+		 0, True, False),
+		('a read of another word',
+		 swap(bits, 'to 0xffff96c3c1407180 of 4 bytes by task 51',
+		      'to 0xffff96c3c1407188 of 4 bytes by task 51'),
+		 0, True, False),
 		('rosebush named outside the frames', named, 0, True, True),
 	]
 	bad = 0
