@@ -38,25 +38,8 @@ while IFS='|' read -r name func line replacement; do
 	cp -p "$tree/$file" "$pristine"
 	restore=$pristine
 	restore_file=$file
-	if ! python3 - "$pristine" "$tree/$file" "$func" "$line" \
-		"$replacement" <<'PY'
-import re, sys
-src, dst, func, line, replacement = sys.argv[1:]
-text = open(src).read().split('\n')
-start = next((i for i, l in enumerate(text)
-              if re.match(r'^[a-z].*\b' + re.escape(func) + r'\(', l)
-              and not l.rstrip().endswith(';')), None)
-if start is None:
-    sys.exit(f'no function {func}')
-for i in range(start, len(text)):
-    if text[i].strip() == line:
-        indent = text[i][:len(text[i]) - len(text[i].lstrip())]
-        text[i] = indent + replacement if replacement else None
-        break
-    if text[i] == '}':
-        sys.exit(f'{func} has no line "{line}"')
-open(dst, 'w').write('\n'.join(l for l in text if l is not None))
-PY
+	if ! python3 "$top/tests/mutants/apply.py" "$pristine" "$tree/$file" \
+		"$func" "$line" "$replacement"
 	then
 		bad=1
 		continue

@@ -46,28 +46,8 @@ while IFS='|' read -r name func line replacement; do
 	case $func in
 	*:*) file=${func%%:*}; func=${func#*:} ;;
 	esac
-	if ! python3 - "$scratch/pristine/$file" "$scratch/work/linux/$file" \
-		"$func" "$line" "$replacement" <<'PY'
-import re, sys
-src, dst, func, line, replacement = sys.argv[1:]
-text = open(src).read().split('\n')
-start = next((i for i, l in enumerate(text)
-              if re.match(r'^[a-z].*\b' + re.escape(func) + r'\(', l)
-              and not l.rstrip().endswith(';')), None)
-if start is None:
-    sys.exit(f'no function {func}')
-for i in range(start, len(text)):
-    if text[i].strip() == line:
-        if replacement:
-            indent = text[i][:len(text[i]) - len(text[i].lstrip())]
-            text[i] = indent + replacement.replace('\\n', '\n')
-        else:
-            del text[i]
-        break
-    if text[i] == '}':
-        sys.exit(f'{func} has no line "{line}"')
-open(dst, 'w').write('\n'.join(text))
-PY
+	if ! python3 "$top/tests/mutants/apply.py" "$scratch/pristine/$file" \
+		"$scratch/work/linux/$file" "$func" "$line" "$replacement"
 	then
 		bad=1
 		continue
