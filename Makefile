@@ -45,8 +45,8 @@ KUNIT_BENCH_CONFIGS := tests/kunit/base.config tests/kunit/rosebush.config \
 		       tests/kunit/sample.config tests/kunit/bench.config
 
 .PHONY: help toolchain toolchain-quiet tree export check-patches check-tree check-c check-wmm qemu-kunit-i386 qemu-kunit-arm64 qemu-kunit \
-	qemu-kcsan qemu-sample qemu-dcache qemu-dcache-kcsan qemu-mutants qemu-bench-smoke test-userspace fuzz coverage bench bench-misses bench-holds \
-	qemu-bench qemu-bench-latency mutants mutants-rust test \
+	qemu-kcsan qemu-sample qemu-dcache qemu-dcache-kcsan qemu-mutants qemu-bench-smoke test-userspace fuzz coverage bench bench-misses bench-dentry bench-holds \
+	qemu-bench qemu-bench-latency qemu-dcache-ab mutants mutants-rust test \
 	test-tools clean distclean
 
 help:
@@ -71,12 +71,18 @@ help:
 	@echo '                 in userspace (-O2): ns/op table, CSV and plot (BENCH_ARGS=-l)'
 	@echo '  bench-misses   the same lookups under callgrind'"'"'s cache simulation: misses'
 	@echo '                 per lookup at 10^6 and 4x10^6 entries (MISSES_SIZES)'
+	@echo '  bench-dentry   the dentry hash alone, 6.12'"'"'s hlist_bl table against the'
+	@echo '                 rosebush, on dentry-shaped objects (DENTRY_ARGS=max=100000)'
 	@echo '  bench-holds    the longest spinlock hold while keys crowded into half the key'
 	@echo '                 space fill, grow into and empty a rosebush (HOLDS_SIZES)'
 	@echo '  qemu-bench     build a non-debug kernel and, in QEMU, the in-kernel benchmark'
 	@echo '                 (rosebush, rhashtable, hlist_bl) and the -smp 8 contention run'
 	@echo '  qemu-bench-latency the longest section with preemption off while a rosebush'
 	@echo '                 of 10^6 and 10^7 entries grows and halves (preemptoff tracer)'
+	@echo '  qemu-dcache-ab the dcache A/B: kernels A (the series without its dcache'
+	@echo '                 patches) and B (all of it), non-debug, booted in turn AB_RUNS (3)'
+	@echo '                 times each: stat/open/negative/rename storms over trees of 10^3'
+	@echo '                 to 3x10^5 files at depths 1, 8, 32 (AB_ARGS); B/A table'
 	@echo '  qemu-bench-smoke the same module, small and short, in the qemu-kunit kernel'
 	@echo '                 (KASAN, lockdep): its checks, not its numbers'
 	@echo '  mutants        delete, one at a time, lines of the fixes of the v2 defects'
@@ -189,6 +195,9 @@ bench: tree
 bench-misses: tree
 	@$(RB) scripts/bench.sh misses $(MISSES_SIZES)
 
+bench-dentry: tree
+	@$(RB) scripts/bench.sh dentry $(DENTRY_ARGS)
+
 bench-holds: tree
 	@$(RB) scripts/bench.sh holds $(HOLDS_SIZES)
 
@@ -197,6 +206,13 @@ qemu-bench: tree
 	@KBENCH_TABLE_ARGS="$(KBENCH_TABLE_ARGS)" \
 		KBENCH_CONTENTION_ARGS="$(KBENCH_CONTENTION_ARGS)" \
 		$(RB) scripts/qemu-bench.sh bench $(QEMU_BENCH_MODES)
+
+# The dcache A/B: kernel A (the series without its dcache patches) and B
+# (all of it), both with the benchmark configuration, booted in turn
+# (scripts/qemu-dcache-ab.sh; AB_RUNS, AB_ARGS).
+KUNIT_AB_CONFIGS := $(KUNIT_BENCH_CONFIGS) tests/kunit/dcache-ab.config
+qemu-dcache-ab: tree
+	@AB_CONFIGS="$(KUNIT_AB_CONFIGS)" $(RB) scripts/qemu-dcache-ab.sh run
 
 # The longest section with preemption off while a rosebush of 10^6, then
 # 10^7, entries grows and halves: the benchmark kernel with the
@@ -227,6 +243,7 @@ test-tools: tree
 	@$(RB) sh -c 'python3 tests/kunit_check_test.py "$$ROSEBUSH_WORK/linux"'
 	@python3 tests/sample_check_test.py
 	@python3 tests/dcache_check_test.py
+	@python3 tests/dcache/ab_test.py
 	@$(RB) tests/series_test.sh
 
 test: test-tools check-patches check-tree

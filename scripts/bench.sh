@@ -12,6 +12,10 @@
 #			count cache misses per lookup under callgrind's
 #			cache simulation, at each size (default 10^6 and
 #			4 x 10^6 entries)
+#   bench.sh dentry [ARGS...]
+#			the dentry hash alone, as kernel A (hlist_bl) and B
+#			(rosebush) look it up, on dentry-shaped objects
+#			(tests/bench/dentry-bench.c); ARGS go to it
 #   bench.sh holds [N...]
 #			the longest spinlock hold while keys crowded into
 #			half of the key space fill, grow into and empty a
@@ -115,8 +119,21 @@ holds() {
 	"$dir/rosebush-holds" "$@" | tee "$dir/holds.txt"
 }
 
+dentry() {
+	echo "bench: building $dir/dentry-bench"
+	(cd "$dir" &&
+	 clang "${cflags[@]}" -include "$top/tests/bench/bench-spinlock.h" \
+		"$top/tests/bench/dentry-bench.c" slab.o vsprintf.o linux.o \
+		-lurcu -lpthread -o dentry-bench)
+	"$dir/dentry-bench" "$@" | tee "$dir/dentry.txt"
+	echo "bench: table in $dir/dentry.txt"
+}
+
 build
-if [ "${1:-}" = holds ]; then
+if [ "${1:-}" = dentry ]; then
+	shift
+	dentry "$@"
+elif [ "${1:-}" = holds ]; then
 	shift
 	holds "$@"
 elif [ "${1:-}" = misses ]; then

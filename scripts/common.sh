@@ -48,6 +48,8 @@ rb_run() {
 		KBENCH_INIT="${KBENCH_INIT:-}" KUNIT_ARCH="${KUNIT_ARCH:-}" \
 		KUNIT_TIMEOUT="${KUNIT_TIMEOUT:-}" \
 		MUTANTS_WMM="${MUTANTS_WMM:-}" \
+		AB_CONFIGS="${AB_CONFIGS:-}" AB_RUNS="${AB_RUNS:-}" \
+		AB_ARGS="${AB_ARGS:-}" AB_TIMEOUT="${AB_TIMEOUT:-}" \
 		RB_ROOT="$ROSEBUSH_ROOT" RB_TOP="$top" \
 		/bin/sh -c '
 		set -e

@@ -27,13 +27,15 @@
 # KUNIT_BUILD_ONLY=1 (configure and build, do not run), KUNIT_ARCH
 # (x86_64, i386 for the 32-bit run or arm64: kunit.py --arch,
 # qemu/ARCH.py, QEMU for that architecture and Debian's busybox-static of
-# it), KUNIT_TIMEOUT (seconds QEMU may run, default 900).
+# it), KUNIT_TIMEOUT (seconds QEMU may run, default 900), KUNIT_LINUX (the
+# tree to build, default $ROSEBUSH_WORK/linux: qemu-dcache-ab.sh builds a
+# worktree of it at another commit).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 : "${ROSEBUSH_WORK:?}"
 name=$1; shift
-linux=$ROSEBUSH_WORK/linux
+linux=${KUNIT_LINUX:-$ROSEBUSH_WORK/linux}
 build=$ROSEBUSH_WORK/build/$name
 
 configs=()

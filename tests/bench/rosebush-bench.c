@@ -96,6 +96,7 @@
 #include <valgrind/callgrind.h>
 
 #include "bench-slab.h"
+#include "bench-machine.h"
 
 #include <malloc.h>
 #include <math.h>
@@ -1510,80 +1511,6 @@ static void bench_cache_misses(void)
 		bench_fill_drain(&bench_tables[i], RUN_DRAIN, n);
 		bench_tables[i].destroy();
 	}
-}
-
-/* ---- the machine ---- */
-
-static unsigned long bench_llc_bytes;
-
-static void bench_read_line(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-
-	buf[0] = '\0';
-	if (f) {
-		if (!fgets(buf, len, f))
-			buf[0] = '\0';
-		fclose(f);
-	}
-	buf[strcspn(buf, "\n")] = '\0';
-}
-
-/* The CPU this runs on and its caches (CPU 0's, from sysfs, else CPUID) */
-static void bench_print_machine(void)
-{
-	char line[256], model[128] = "unknown", path[96], level[16], type[32], size[32];
-	unsigned long kib;
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	int i;
-
-	if (f) {
-		while (fgets(line, sizeof(line), f))
-			if (sscanf(line, "model name : %127[^\n]", model) == 1)
-				break;
-		fclose(f);
-	}
-	printf("# machine: %s, %ld CPUs online; caches:", model,
-	       sysconf(_SC_NPROCESSORS_ONLN));
-	for (i = 0; i < 8; i++) {
-		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
-		bench_read_line(path, level, sizeof(level));
-		if (!level[0])
-			break;
-		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/type", i);
-		bench_read_line(path, type, sizeof(type));
-		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
-		bench_read_line(path, size, sizeof(size));
-		printf(" L%s%s %s", level, !strcmp(type, "Data") ? "d" :
-		       !strcmp(type, "Instruction") ? "i" : "", size);
-		if (strcmp(type, "Instruction") && sscanf(size, "%luK", &kib) == 1)
-			bench_llc_bytes = max(bench_llc_bytes, kib << 10);
-	}
-	/*
-	 * Some hypervisors give no cache topology in sysfs.  glibc's sysconf()
-	 * reads CPUID then, whose L3 may be the whole socket's, not the part
-	 * one core can use: say where the figures came from.
-	 */
-	if (!i) {
-		static const struct { int name; const char *label; } sc[] = {
-			{ _SC_LEVEL1_DCACHE_SIZE, "L1d" },
-			{ _SC_LEVEL1_ICACHE_SIZE, "L1i" },
-			{ _SC_LEVEL2_CACHE_SIZE, "L2" },
-			{ _SC_LEVEL3_CACHE_SIZE, "L3" },
-		};
-		long bytes;
-
-		for (i = 0; i < (int)ARRAY_SIZE(sc); i++) {
-			bytes = sysconf(sc[i].name);
-			if (bytes <= 0)
-				continue;
-			printf(" %s %ldK", sc[i].label, bytes >> 10);
-			if (sc[i].name != _SC_LEVEL1_ICACHE_SIZE)
-				bench_llc_bytes = max(bench_llc_bytes, (unsigned long)bytes);
-		}
-		printf(" (no sysfs cache topology: CPUID as the VM reports it)");
-	}
-	printf("\n");
 }
 
 /* Objects and rosebush together, against the last-level cache */

@@ -600,6 +600,59 @@ static void dcache_parallel_add(struct kunit *test)
 	dcache_test_unmount(test, mnt);
 }
 
+/*
+ * Names shorter than DNAME_INLINE_LEN live in the dentry: on 64-bit that
+ * is 55 bytes since d_hash gave its bytes to d_iname.  Exchanges between
+ * such a name and an external one, and between two inline ones
+ * (swap_names() swaps d_iname word by word), and a rename over an
+ * external name, keep every name whole and findable.
+ */
+static void dcache_long_names(struct kunit *test)
+{
+	struct vfsmount *mnt = dcache_test_mount(test);
+	struct dentry *top = mnt->mnt_sb->s_root;
+	char longest[DNAME_INLINE_LEN], external[DNAME_INLINE_LEN + 1];
+	struct dentry *a, *b, *c;
+
+	memset(longest, 'i', sizeof(longest) - 1);
+	longest[sizeof(longest) - 1] = '\0';
+	memset(external, 'e', sizeof(external) - 1);
+	external[sizeof(external) - 1] = '\0';
+	a = dcache_test_add(test, top, longest);
+	b = dcache_test_add(test, top, external);
+	c = dcache_test_add(test, top, "c");
+	KUNIT_EXPECT_FALSE(test, dname_external(a));
+	KUNIT_EXPECT_TRUE(test, dname_external(b));
+	if (IS_ENABLED(CONFIG_64BIT))
+		KUNIT_EXPECT_EQ(test, strlen(longest), 55);
+
+	inode_lock(d_inode(top));
+	d_exchange(a, b);
+	KUNIT_EXPECT_STREQ(test, (const char *)a->d_name.name, external);
+	KUNIT_EXPECT_STREQ(test, (const char *)b->d_name.name, longest);
+	KUNIT_EXPECT_PTR_EQ(test, dcache_test_lookup(top, external), a);
+	KUNIT_EXPECT_PTR_EQ(test, dcache_test_lookup(top, longest), b);
+
+	d_exchange(b, c);
+	KUNIT_EXPECT_STREQ(test, (const char *)b->d_name.name, "c");
+	KUNIT_EXPECT_STREQ(test, (const char *)c->d_name.name, longest);
+	KUNIT_EXPECT_PTR_EQ(test, dcache_test_lookup(top, "c"), b);
+	KUNIT_EXPECT_PTR_EQ(test, dcache_test_lookup(top, longest), c);
+
+	d_move(c, a);
+	inode_unlock(d_inode(top));
+	KUNIT_EXPECT_STREQ(test, (const char *)c->d_name.name, external);
+	KUNIT_EXPECT_TRUE(test, d_unhashed(a));
+	KUNIT_EXPECT_PTR_EQ(test, dcache_test_lookup(top, external), c);
+	KUNIT_EXPECT_NULL(test, dcache_test_lookup(top, longest));
+	KUNIT_EXPECT_PTR_EQ(test, dcache_test_lookup(top, "c"), b);
+
+	dput(c);
+	dput(b);
+	dput(a);
+	dcache_test_unmount(test, mnt);
+}
+
 static struct kunit_case dcache_hash_cases[] = {
 	KUNIT_CASE(dcache_roots_drop),
 	KUNIT_CASE(dcache_roots_umount),
@@ -613,6 +666,7 @@ static struct kunit_case dcache_hash_cases[] = {
 	KUNIT_CASE(dcache_nohash),
 	KUNIT_CASE(dcache_unused),
 	KUNIT_CASE(dcache_parallel_add),
+	KUNIT_CASE(dcache_long_names),
 	{}
 };
 

@@ -1,0 +1,128 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# qemu-dcache-ab.sh [build|run|report]: the dcache A/B (`make qemu-dcache-ab`).
+#
+# Kernel A is the series without its dcache patches (the commits before
+# the first kernel-patches/*-dcache-* patch, a worktree of the tree in
+# $ROSEBUSH_WORK/linux-a), kernel B the whole series; both are built with
+# the benchmark configuration (KUNIT_BENCH_CONFIGS: no lockdep, no KASAN)
+# into build/ab-a and build/ab-b, one after the other, never at once.
+# Then they boot in turn, A B A B ..., AB_RUNS (3) times each, every boot
+# running tests/dcache/dcache-bench.c from qemu/dcache-ab-init.sh on a
+# fresh tmpfs: stat() and open() storms over trees of 10^3 .. 3 x 10^5
+# files at depths 1, 8 and 32, negative lookups, two threads, renames
+# under lookups, and the slab figures.  tests/dcache/ab.py reads the
+# consoles and prints B/A, min and median, to ab.txt.
+#
+#   build	the worktree and the two kernels only
+#   run		build, then boot (the default)
+#   report	ab.py on the consoles of the last run
+#
+# Environment: AB_RUNS (boots of each kernel), AB_ARGS (arguments of
+# dcache-bench, e.g. "sizes=1000,10000 depths=1 ops=4096" for a quick
+# look), AB_TIMEOUT (seconds one boot may take, default 1800).
+# QEMU's TCG models no cache: what this measures is the instructions and
+# locks of each path, not its cache misses (make bench-dentry does).
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+: "${ROSEBUSH_WORK:?}"
+linux=$ROSEBUSH_WORK/linux
+linux_a=$ROSEBUSH_WORK/linux-a
+out=$ROSEBUSH_WORK/build/dcache-ab
+what=${1:-run}
+runs=${AB_RUNS:-3}
+ab_args=${AB_ARGS:-}
+# On the kernel command line, where the words are joined by ':'
+case $ab_args in
+*[!A-Za-z0-9=,\ ]*)
+	echo "qemu-dcache-ab: AB_ARGS may hold only letters, digits, '=', ',' and spaces" >&2
+	exit 1 ;;
+esac
+
+# The series' commit before its first dcache patch: the tree's branch is
+# "import" plus one commit per patch, in series order.
+commit_a() {
+	local n
+	n=$(grep -v '^[[:space:]]*\(#\|$\)' "$top/kernel-patches/series" |
+		grep -n -- '-dcache-' | head -n 1 | cut -d: -f1)
+	[ -n "$n" ] || { echo "qemu-dcache-ab: no dcache patch in the series" >&2; exit 1; }
+	git -C "$linux" rev-list --reverse import..rosebush | sed -n "$((n - 1))p"
+}
+
+build() {
+	local a common
+	: "${AB_CONFIGS:?the configuration fragments (make qemu-dcache-ab sets them)}"
+	a=$(commit_a)
+	# A worktree of this tree (not of one imported before it), else anew
+	common=$(git -C "$linux_a" rev-parse --path-format=absolute \
+		--git-common-dir 2>/dev/null || true)
+	if [ "$common" = "$(git -C "$linux" rev-parse --path-format=absolute --git-common-dir)" ]; then
+		# Only the files that differ change, so the build is incremental
+		git -C "$linux_a" checkout -q --detach "$a"
+	else
+		rm -rf "$linux_a"
+		git -C "$linux" worktree prune
+		git -C "$linux" worktree add -q --detach "$linux_a" "$a"
+	fi
+	echo "qemu-dcache-ab: kernel A is $(git -C "$linux_a" log -1 --format='%h %s')"
+	echo "qemu-dcache-ab: kernel B is $(git -C "$linux" log -1 --format='%h %s')"
+	# shellcheck disable=SC2086 # a list of fragments
+	KUNIT_BUILD_ONLY=1 KUNIT_LINUX=$linux_a \
+		"$top/scripts/qemu-kunit.sh" ab-a $AB_CONFIGS
+	# shellcheck disable=SC2086
+	KUNIT_BUILD_ONLY=1 "$top/scripts/qemu-kunit.sh" ab-b $AB_CONFIGS
+}
+
+boot() {
+	local k=$1 i=$2 build=$ROSEBUSH_WORK/build/ab-$1 rc=0
+	local log=$out/console-$k-$i.log
+
+	INITRAMFS_FILES="$out/dcache-bench:/dcache-bench" \
+		"$top/scripts/initramfs.sh" "$build" "$out/initramfs-$k.cpio" \
+		"$top/qemu/dcache-ab-init.sh"
+	echo "qemu-dcache-ab: run $i of kernel ${k^^} (log: $log)"
+	timeout "${AB_TIMEOUT:-1800}" qemu-system-x86_64 -nodefaults -m 1024 -smp 2 \
+		-accel tcg -bios qboot.rom -nographic -serial stdio -no-reboot \
+		-kernel "$build/arch/x86/boot/bzImage" -initrd "$out/initramfs-$k.cpio" \
+		-append "console=ttyS0 kunit.enable=0 panic=-1 printk.devkmsg=on slab_nomerge AB_ARGS=${ab_args// /:}" \
+		</dev/null >"$log" 2>&1 || rc=$?
+	if [ "$rc" != 0 ] || ! grep -q 'dcache-ab: exit status 0' "$log"; then
+		echo "qemu-dcache-ab: run $i of kernel ${k^^} failed (QEMU status $rc):" >&2
+		tail -n 30 "$log" >&2
+		exit 1
+	fi
+}
+
+report() {
+	{
+		echo "# host: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)," \
+			"$(nproc) CPUs; QEMU $(qemu-system-x86_64 --version | head -n 1 | sed 's/.*version //')," \
+			"TCG, -smp 2 -m 1024; AB_ARGS=$ab_args; load average before the boots: $load"
+		echo "# A: $(git -C "$linux_a" log -1 --format='%h %s')"
+		echo "# B: $(git -C "$linux" log -1 --format='%h %s')"
+		python3 "$top/tests/dcache/ab.py" "$out"/console-*.log
+	} | tee "$out/ab.txt"
+	echo "qemu-dcache-ab: the table is in $out/ab.txt"
+}
+
+load=$(cut -d' ' -f1-3 /proc/loadavg)
+case $what in
+build) build ;;
+run)
+	build
+	load=$(cut -d' ' -f1-3 /proc/loadavg)
+	mkdir -p "$out"
+	rm -f "$out"/console-*.log
+	clang -static -O2 -Wall -Wextra -Werror -pthread \
+		-o "$out/dcache-bench" "$top/tests/dcache/dcache-bench.c"
+	for i in $(seq 1 "$runs"); do
+		boot a "$i"
+		boot b "$i"
+	done
+	report
+	;;
+report) report ;;
+*) echo "usage: qemu-dcache-ab.sh [build|run|report]" >&2; exit 1 ;;
+esac

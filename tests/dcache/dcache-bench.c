@@ -1,0 +1,451 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dcache-bench.c: the path-lookup workloads of the dcache A/B
+ * (scripts/qemu-dcache-ab.sh), run as a static program in QEMU on the
+ * kernel without the dcache patches (A) and with them (B).
+ *
+ *   dcache-bench DIR [sizes=N,...] [depths=D,...] [ops=N] [seed=N]
+ *
+ * For each depth D, on a tmpfs of its own mounted at DIR/tD, a tree grows
+ * through each size N: file i lives in leaf directory i / 1000, at the
+ * end of a chain of D - 1 directories ("l<leaf>/s/.../s"), so that a path
+ * to a file has D components; names are 4 to 24 bytes long, as most
+ * names are.  At each size, each workload first runs its operations once
+ * untimed (so that every dentry it needs is in the dcache), then again
+ * timed:
+ *
+ *   stat		fstatat() of a file chosen uniformly at random
+ *   open		open() and close() of one
+ *   negative		fstatat() of a name that does not exist, in a leaf
+ *			directory: ENOENT.  tmpfs keeps no negative dentry
+ *			(simple_lookup()'s d_delete is always_delete_dentry()),
+ *			so each one is allocated, hashed by d_add() and killed
+ *			again: a lookup that misses, then an insertion and a
+ *			removal of the hash
+ *   stat-2t		stat's operations split between two threads
+ *   rename		at the largest size only: one thread renames a file
+ *			back and forth in a leaf directory while
+ *   stat-renaming	another one runs stat's operations; the renames
+ *			go on until the lookups are done
+ *
+ * and prints, per workload, one line
+ *
+ *   result WORKLOAD n=N depth=D ns=NS ops=OPS
+ *
+ * where NS is elapsed ns x threads / operations.  After the workloads of a
+ * size it prints the slab figures of /proc/slabinfo (bytes of dentries,
+ * and of kmalloc-rcl-256 and -512, where a rosebush made with
+ * RBH_RECLAIMABLE keeps its buckets):
+ *
+ *   slab n=N depth=D dentry=BYTES rcl=BYTES
+ *
+ * Every operation's result is checked (0 for a file, ENOENT for an absent
+ * name); a wrong one makes the program exit with status 1.  The tmpfs is
+ * unmounted after each depth.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_SIZES	8
+#define MAX_DEPTHS	4
+#define FILES_PER_LEAF	1000
+#define PATH_BYTES	(32 * 8 + 32)
+
+static unsigned long sizes[MAX_SIZES] = { 1000, 10000, 100000, 300000 };
+static unsigned int nr_sizes = 4;
+static unsigned long depths[MAX_DEPTHS] = { 1, 8, 32 };
+static unsigned int nr_depths = 3;
+static unsigned long nr_ops = 65536;
+static uint64_t seed = 1;
+
+static void __attribute__((noreturn, format(printf, 1, 2))) die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("FAILED: ", stdout);
+	vprintf(fmt, ap);
+	va_end(ap);
+	fflush(stdout);
+	exit(1);
+}
+
+static uint64_t mix64(uint64_t x)
+{
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+static double ns_between(const struct timespec *a, const struct timespec *b)
+{
+	return (b->tv_sec - a->tv_sec) * 1e9 + (b->tv_nsec - a->tv_nsec);
+}
+
+/* Name of file @i ('f') or of absent name @i ('n'): 4 to 24 bytes */
+static int name_of(char *buf, char kind, unsigned long i)
+{
+	int len = snprintf(buf, 32, "%c%lu", kind, i);
+	int want = 4 + mix64(i ^ 0x5a5a) % 21;
+
+	while (len < want)
+		buf[len] = 'a' + (i + len) % 26, len++;
+	buf[len] = '\0';
+	return len;
+}
+
+/* The directory part of a path at @depth in leaf @leaf, "/"-terminated */
+static int leaf_of(char *buf, unsigned long depth, unsigned long leaf)
+{
+	int len = 0;
+	unsigned long d;
+
+	if (depth == 1)
+		return 0;
+	len = sprintf(buf, "l%lu/", leaf);
+	for (d = 2; d < depth; d++)
+		len += sprintf(buf + len, "s/");
+	return len;
+}
+
+static void path_of(char *buf, unsigned long depth, char kind, unsigned long i)
+{
+	int len = leaf_of(buf, depth, i / FILES_PER_LEAF);
+
+	name_of(buf + len, kind, i);
+}
+
+/* Make leaf @leaf's chain of directories */
+static void make_leaf(unsigned long depth, unsigned long leaf)
+{
+	char path[PATH_BYTES];
+	int len = leaf_of(path, depth, leaf), i;
+
+	for (i = 0; i < len; i++) {
+		if (path[i] != '/')
+			continue;
+		path[i] = '\0';
+		if (mkdir(path, 0755) && errno != EEXIST)
+			die("mkdir %s: %s\n", path, strerror(errno));
+		path[i] = '/';
+	}
+}
+
+struct op {
+	char path[PATH_BYTES];
+};
+
+enum workload { W_STAT, W_OPEN, W_NEGATIVE };
+
+struct worker {
+	pthread_t thread;
+	const struct op *ops;
+	unsigned long nr;
+	enum workload w;
+	pthread_barrier_t *barrier;
+	struct timespec start, end;
+	/* The renamer: runs until *stop, counts its renames */
+	const char *from, *to;
+	volatile int *stop;
+	unsigned long renames;
+};
+
+static void run_ops(const struct op *ops, unsigned long nr, enum workload w)
+{
+	unsigned long i;
+	struct stat st;
+	int fd;
+
+	for (i = 0; i < nr; i++) {
+		switch (w) {
+		case W_STAT:
+			if (fstatat(AT_FDCWD, ops[i].path, &st, 0))
+				die("stat %s: %s\n", ops[i].path, strerror(errno));
+			break;
+		case W_OPEN:
+			fd = open(ops[i].path, O_RDONLY);
+			if (fd < 0)
+				die("open %s: %s\n", ops[i].path, strerror(errno));
+			close(fd);
+			break;
+		case W_NEGATIVE:
+			if (!fstatat(AT_FDCWD, ops[i].path, &st, 0) ||
+			    errno != ENOENT)
+				die("stat %s: found, or %s\n", ops[i].path,
+				    strerror(errno));
+			break;
+		}
+	}
+}
+
+static void *worker_fn(void *arg)
+{
+	struct worker *t = arg;
+
+	pthread_barrier_wait(t->barrier);
+	clock_gettime(CLOCK_MONOTONIC, &t->start);
+	if (t->from) {
+		while (!*t->stop) {
+			if (rename(t->from, t->to) || rename(t->to, t->from))
+				die("rename %s: %s\n", t->from, strerror(errno));
+			t->renames += 2;
+		}
+	} else {
+		run_ops(t->ops, t->nr, t->w);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t->end);
+	return NULL;
+}
+
+/* @ops on @threads threads, each on its share: ns x threads / op */
+static double timed(const struct op *ops, enum workload w, unsigned int threads)
+{
+	struct worker t[2] = { };
+	pthread_barrier_t barrier;
+	struct timespec start, end;
+	unsigned int i;
+
+	pthread_barrier_init(&barrier, NULL, threads);
+	for (i = 0; i < threads; i++) {
+		t[i].ops = ops + nr_ops * i / threads;
+		t[i].nr = nr_ops * (i + 1) / threads - nr_ops * i / threads;
+		t[i].w = w;
+		t[i].barrier = &barrier;
+		if (i && pthread_create(&t[i].thread, NULL, worker_fn, &t[i]))
+			die("pthread_create\n");
+	}
+	worker_fn(&t[0]);
+	start = t[0].start;
+	end = t[0].end;
+	for (i = 1; i < threads; i++) {
+		pthread_join(t[i].thread, NULL);
+		if (ns_between(&t[i].start, &start) > 0)
+			start = t[i].start;
+		if (ns_between(&end, &t[i].end) > 0)
+			end = t[i].end;
+	}
+	pthread_barrier_destroy(&barrier);
+	return ns_between(&start, &end) * threads / nr_ops;
+}
+
+/*
+ * The lines of one size, printed after its workloads: a line goes through
+ * a pipe, /init's shell, /dev/kmsg and the emulated serial port, which
+ * would otherwise run on the other vCPU while the next workload is timed.
+ */
+static char out_buf[4096];
+static size_t out_len;
+
+static void __attribute__((format(printf, 1, 2))) out(const char *fmt, ...)
+{
+	va_list ap;
+	int len;
+
+	va_start(ap, fmt);
+	len = vsnprintf(out_buf + out_len, sizeof(out_buf) - out_len, fmt, ap);
+	va_end(ap);
+	if (len < 0 || (size_t)len >= sizeof(out_buf) - out_len)
+		die("the output of one size is over %zu bytes\n", sizeof(out_buf));
+	out_len += len;
+}
+
+static void out_flush(void)
+{
+	fputs(out_buf, stdout);
+	fflush(stdout);
+	out_len = 0;
+	out_buf[0] = '\0';
+}
+
+static void result(const char *w, unsigned long n, unsigned long depth, double ns,
+		   unsigned long ops)
+{
+	out("result %s n=%lu depth=%lu ns=%.0f ops=%lu\n", w, n, depth, ns, ops);
+}
+
+/* Renames in leaf 0 against stat's lookups over the whole tree */
+static void renames(const struct op *ops, unsigned long n, unsigned long depth)
+{
+	char from[PATH_BYTES], to[PATH_BYTES];
+	struct worker r = { };
+	pthread_barrier_t barrier;
+	volatile int stop = 0;
+	struct timespec a, b;
+	int len = leaf_of(from, depth, 0), fd;
+
+	memcpy(to, from, len);
+	strcpy(from + len, "rename-from");
+	strcpy(to + len, "rename-to-a-longer-name");
+	fd = open(from, O_CREAT | O_WRONLY, 0644);
+	if (fd < 0)
+		die("create %s: %s\n", from, strerror(errno));
+	close(fd);
+	pthread_barrier_init(&barrier, NULL, 2);
+	r.from = from;
+	r.to = to;
+	r.stop = &stop;
+	r.barrier = &barrier;
+	if (pthread_create(&r.thread, NULL, worker_fn, &r))
+		die("pthread_create\n");
+	pthread_barrier_wait(&barrier);
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	run_ops(ops, nr_ops, W_STAT);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	stop = 1;
+	pthread_join(r.thread, NULL);
+	pthread_barrier_destroy(&barrier);
+	if (!r.renames)
+		die("no rename ran\n");
+	result("stat-renaming", n, depth, ns_between(&a, &b) / nr_ops, nr_ops);
+	result("rename", n, depth, ns_between(&r.start, &r.end) / r.renames,
+	       r.renames);
+	if (unlink(from))
+		die("unlink %s: %s\n", from, strerror(errno));
+}
+
+/* Bytes of the slab caches named @names, all objects, from /proc/slabinfo */
+static unsigned long slab_bytes(const char *const *names)
+{
+	char line[512], name[64];
+	unsigned long active, num, size, bytes = 0;
+	FILE *f = fopen("/proc/slabinfo", "r");
+	int i;
+
+	if (!f)
+		die("/proc/slabinfo: %s\n", strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%63s %lu %lu %lu", name, &active, &num, &size) != 4)
+			continue;
+		for (i = 0; names[i]; i++)
+			if (!strcmp(name, names[i]))
+				bytes += num * size;
+	}
+	fclose(f);
+	return bytes;
+}
+
+static void slab(unsigned long n, unsigned long depth)
+{
+	static const char *const dentry[] = { "dentry", NULL };
+	static const char *const rcl[] = { "kmalloc-rcl-256", "kmalloc-rcl-512", NULL };
+
+	out("slab n=%lu depth=%lu dentry=%lu rcl=%lu\n", n, depth,
+	    slab_bytes(dentry), slab_bytes(rcl));
+}
+
+static void one_depth(const char *dir, unsigned long depth, struct op *ops)
+{
+	char root[PATH_BYTES], path[PATH_BYTES];
+	unsigned long made = 0, leaves = 0, s, i, n;
+	uint64_t rnd = seed;
+
+	snprintf(root, sizeof(root), "%s/t%lu", dir, depth);
+	if (mkdir(root, 0755))
+		die("mkdir %s: %s\n", root, strerror(errno));
+	/* No inode limit; without CONFIG_TMPFS, "tmpfs" is ramfs and has none */
+	if (mount("tmpfs", root, "tmpfs", 0, "nr_inodes=0") &&
+	    (errno != EINVAL || mount("tmpfs", root, "tmpfs", 0, NULL)))
+		die("mount %s: %s\n", root, strerror(errno));
+	if (chdir(root))
+		die("chdir %s: %s\n", root, strerror(errno));
+	for (s = 0; s < nr_sizes; s++) {
+		n = sizes[s];
+		for (; made < n; made++) {
+			if (made / FILES_PER_LEAF >= leaves)
+				make_leaf(depth, leaves++);
+			path_of(path, depth, 'f', made);
+			if (mknodat(AT_FDCWD, path, S_IFREG | 0644, 0))
+				die("mknod %s: %s\n", path, strerror(errno));
+		}
+		for (i = 0; i < nr_ops; i++)
+			path_of(ops[i].path, depth, 'f', mix64(++rnd) % n);
+		run_ops(ops, nr_ops, W_STAT);
+		result("stat", n, depth, timed(ops, W_STAT, 1), nr_ops);
+		result("stat-2t", n, depth, timed(ops, W_STAT, 2), nr_ops);
+		run_ops(ops, nr_ops, W_OPEN);
+		result("open", n, depth, timed(ops, W_OPEN, 1), nr_ops);
+		if (s == nr_sizes - 1)
+			renames(ops, n, depth);
+		/* Absent names in the leaves that exist */
+		for (i = 0; i < nr_ops; i++)
+			path_of(ops[i].path, depth, 'n', mix64(++rnd) % n);
+		run_ops(ops, nr_ops, W_NEGATIVE);
+		result("negative", n, depth, timed(ops, W_NEGATIVE, 1), nr_ops);
+		slab(n, depth);
+		out_flush();
+	}
+	if (chdir(dir))
+		die("chdir %s: %s\n", dir, strerror(errno));
+	if (umount(root))
+		die("umount %s: %s\n", root, strerror(errno));
+	if (rmdir(root))
+		die("rmdir %s: %s\n", root, strerror(errno));
+}
+
+/* "a,b,c" into @v, at most @max numbers >= @min */
+static unsigned int parse_list(const char *s, unsigned long *v, unsigned int max,
+			       unsigned long min)
+{
+	unsigned int nr = 0;
+	char *end;
+
+	do {
+		if (nr == max)
+			die("too many values in %s\n", s);
+		v[nr] = strtoul(s, &end, 0);
+		if (end == s || v[nr] < min || (*end && *end != ','))
+			die("bad list %s\n", s);
+		nr++;
+		s = end + 1;
+	} while (*end);
+	return nr;
+}
+
+int main(int argc, char **argv)
+{
+	struct timespec t0, t1;
+	struct op *ops;
+	unsigned int i;
+
+	if (argc < 2)
+		die("usage: dcache-bench DIR [sizes=N,...] [depths=D,...] [ops=N] [seed=N]\n");
+	for (i = 2; i < (unsigned int)argc; i++) {
+		if (!strncmp(argv[i], "sizes=", 6))
+			nr_sizes = parse_list(argv[i] + 6, sizes, MAX_SIZES, 1);
+		else if (!strncmp(argv[i], "depths=", 7))
+			nr_depths = parse_list(argv[i] + 7, depths, MAX_DEPTHS, 1);
+		else if (!strncmp(argv[i], "ops=", 4) && atol(argv[i] + 4) >= 2)
+			nr_ops = atol(argv[i] + 4);
+		else if (!strncmp(argv[i], "seed=", 5))
+			seed = atol(argv[i] + 5);
+		else
+			die("unknown argument %s\n", argv[i]);
+	}
+	for (i = 0; i < nr_depths; i++)
+		if (depths[i] > 32)
+			die("depth %lu: at most 32\n", depths[i]);
+	for (i = 1; i < nr_sizes; i++)
+		if (sizes[i] <= sizes[i - 1])
+			die("sizes must grow\n");
+	ops = calloc(nr_ops, sizeof(*ops));
+	if (!ops)
+		die("out of memory for %lu operations\n", nr_ops);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < nr_depths; i++)
+		one_depth(argv[1], depths[i], ops);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	printf("done in %.1f s\n", ns_between(&t0, &t1) / 1e9);
+	free(ops);
+	return 0;
+}
