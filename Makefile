@@ -24,6 +24,9 @@ WORK := $(ROSEBUSH_CACHE)/work
 KUNIT_CONFIGS := tests/kunit/base.config tests/kunit/rosebush.config \
 		 tests/kunit/sample.config tests/kunit/dcache.config \
 		 tests/kunit/debug.config
+# The file `make qemu-kunit` builds with gcov, whose counts qemu-dcache
+# reads: the dcache, to show that every path converted to rosebush ran.
+KUNIT_GCOV := GCOV_PROFILE_dcache.o=y
 # Suites that must run and pass for `make qemu-kunit` to pass.
 KUNIT_SUITES := rosebush rust_doctests_kernel dcache_hash
 # The 32-bit configuration (C only: no Rust on i386 in 6.12).
@@ -60,7 +63,10 @@ help:
 	@echo '                 tests/rust-compile-fail/ (code that must not compile)'
 	@echo '  qemu-dcache    boot the qemu-kunit kernel with KUnit off and run the dcache'
 	@echo '                 stress (tests/dcache/: renames, exchanges, whiteouts against'
-	@echo '                 lookups, unlinks of open files, /proc churn) on a tmpfs'
+	@echo '                 lookups, unlinks of open files, /proc churn) on a tmpfs, the'
+	@echo '                 same under failslab, file handles on ext4, unmounts during'
+	@echo '                 walks, vfat, the openat2 and proc selftests; then checks the'
+	@echo '                 dentry hash at rest and fs/dcache.c coverage (gcov)'
 	@echo '  qemu-dcache-kcsan the same on the qemu-kcsan kernel'
 	@echo '  test-userspace the rosebush suite and an RCU stress test built as userspace'
 	@echo '                 programs (liburcu, ASan, UBSan) from tools/testing/radix-tree'
@@ -142,7 +148,8 @@ check-tree: tree
 	@$(RB) scripts/tree.sh status
 
 qemu-kunit: tree
-	@KUNIT_SUITES="$(KUNIT_SUITES)" $(RB) scripts/qemu-kunit.sh kunit $(KUNIT_CONFIGS)
+	@KUNIT_SUITES="$(KUNIT_SUITES)" KUNIT_MAKE_OPTIONS="$(KUNIT_GCOV)" \
+		$(RB) scripts/qemu-kunit.sh kunit $(KUNIT_CONFIGS)
 
 check-c: tree
 	@$(RB) scripts/check-c.sh
@@ -163,12 +170,14 @@ qemu-kcsan: tree
 	@KUNIT_SUITES="$(KUNIT_KCSAN_SUITES)" $(RB) scripts/qemu-kunit.sh kcsan $(KUNIT_KCSAN_CONFIGS)
 
 qemu-sample: tree
-	@KUNIT_BUILD_ONLY=1 $(RB) scripts/qemu-kunit.sh kunit $(KUNIT_CONFIGS)
+	@KUNIT_BUILD_ONLY=1 KUNIT_MAKE_OPTIONS="$(KUNIT_GCOV)" \
+		$(RB) scripts/qemu-kunit.sh kunit $(KUNIT_CONFIGS)
 	@$(RB) scripts/rust-compile-fail.sh
 	@$(RB) scripts/qemu-sample.sh
 
 qemu-dcache: tree
-	@KUNIT_BUILD_ONLY=1 $(RB) scripts/qemu-kunit.sh kunit $(KUNIT_CONFIGS)
+	@KUNIT_BUILD_ONLY=1 KUNIT_MAKE_OPTIONS="$(KUNIT_GCOV)" \
+		$(RB) scripts/qemu-kunit.sh kunit $(KUNIT_CONFIGS)
 	@$(RB) scripts/qemu-dcache.sh kunit
 
 qemu-dcache-kcsan: tree
@@ -225,7 +234,8 @@ qemu-bench-latency: tree
 
 # Small sizes, 4 threads of 2 objects: a debug kernel's buckets hold 12.
 qemu-bench-smoke: tree
-	@KUNIT_BUILD_ONLY=1 $(RB) scripts/qemu-kunit.sh kunit $(KUNIT_CONFIGS)
+	@KUNIT_BUILD_ONLY=1 KUNIT_MAKE_OPTIONS="$(KUNIT_GCOV)" \
+		$(RB) scripts/qemu-kunit.sh kunit $(KUNIT_CONFIGS)
 	@KBENCH_TABLE_ARGS="sizes=1000,10000 repeats=1 ops=16384" \
 		KBENCH_CONTENTION_ARGS="threads=4 intervals=2 interval_ms=100" \
 		KBENCH_CONTENTION_SMP=4 $(RB) scripts/qemu-bench.sh kunit
@@ -244,6 +254,7 @@ test-tools: tree
 	@python3 tests/sample_check_test.py
 	@python3 tests/dcache_check_test.py
 	@python3 tests/dcache/ab_test.py
+	@python3 tests/dcache/coverage_test.py
 	@$(RB) tests/series_test.sh
 
 test: test-tools check-patches check-tree

@@ -12,7 +12,7 @@
 # record can split) and the second serial port, not a console, to which
 # qemu/kunit-init.sh copies the KUnit results: /dev/ttyS1, or on arm64
 # /dev/ttyAMA1.  INITRAMFS_FILES adds more: a space-separated list of
-# SRC:DEST (DEST absolute, in the root directory).  Used by
+# SRC:DEST (DEST absolute, its directory made if need be: one level).  Used by
 # qemu-kunit.sh, qemu-sample.sh, qemu-bench.sh and qemu-dcache.sh.
 set -euo pipefail
 
@@ -32,7 +32,12 @@ file /bin/busybox ${BUSYBOX:-$(command -v busybox)} 0755 0 0
 file /init $init 0755 0 0
 LIST
 	[ -z "$ko" ] || echo "file /$(basename "$ko") $ko 0644 0 0"
+	# Each DEST's directory once, before the files in it
+	declare -A dirs=([/]=1 [/dev]=1 [/proc]=1 [/sys]=1 [/bin]=1)
 	for f in ${INITRAMFS_FILES:-}; do
+		d=$(dirname "${f#*:}")
+		[ -n "${dirs[$d]:-}" ] || echo "dir $d 0755 0 0"
+		dirs[$d]=1
 		echo "file ${f#*:} ${f%%:*} 0755 0 0"
 	done
 } >"$out.list"

@@ -28,15 +28,25 @@ done
 mkdir -p "$out"
 clang -static -O2 -Wall -Wextra -Werror -pthread \
 	-o "$out/dcache-stress" "$top/tests/dcache/dcache-stress.c"
-INITRAMFS_FILES="$out/dcache-stress:/dcache-stress" \
+# The kernel's own openat2 and proc selftests, as static programs too
+"$top/tests/dcache/selftests.sh" "$out"
+files="$out/dcache-stress:/dcache-stress"
+files="$files $top/qemu/dcache-selftests.sh:/dcache-selftests.sh"
+files="$files $out/selftests/list:/selftests/list"
+while read -r t; do
+	files="$files $out/selftests/$t:/selftests/$t"
+done <"$out/selftests/list"
+INITRAMFS_FILES="$files" \
 	"$top/scripts/initramfs.sh" "$build" "$out/initramfs.cpio" \
 	"$top/qemu/dcache-init.sh"
 
 log=$out/console.log
 echo "qemu-dcache: booting the $name kernel (log: $log)"
+rm -f "$out/ttyS1.txt"
 rc=0
 timeout "${DCACHE_TIMEOUT:-900}" qemu-system-x86_64 -nodefaults -m 1024 -smp 2 -accel tcg \
-	-bios qboot.rom -nographic -serial stdio -no-reboot \
+	-bios qboot.rom -nographic -serial stdio -serial "file:$out/ttyS1.txt" \
+	-no-reboot \
 	-kernel "$build/arch/x86/boot/bzImage" -initrd "$out/initramfs.cpio" \
 	-append "console=ttyS0 kunit.enable=0 panic=-1 printk.devkmsg=on DCACHE_SECONDS=$seconds" \
 	</dev/null >"$log" 2>&1 || rc=$?
@@ -44,7 +54,25 @@ grep -E 'dcache: ' "$log" | sed 's/^.*dcache: /  /' || true
 
 kcsan=
 [ "$name" != kcsan ] || kcsan=--kcsan
+failed=
 if ! python3 "$top/tests/dcache_check.py" "$log" "$rc" $kcsan; then
+	failed=1
+fi
+# The kernel that `make qemu-kunit` built profiles fs/dcache.c: which of
+# its functions the stress ran (tests/dcache/coverage.py).
+if [ -e "$build/fs/dcache.gcno" ]; then
+	rm -rf "$out/gcov"
+	mkdir "$out/gcov"
+	cp "$build/fs/dcache.gcno" "$out/gcov/"
+	sed -n '/^gcov-begin/,/^gcov-end/p' "$out/ttyS1.txt" | tr -d '\r' |
+		grep -v '^gcov-' | base64 -d >"$out/gcov/dcache.gcda" || true
+	(cd "$out/gcov" && llvm-cov gcov -n -f -o . dcache.c) \
+		>"$out/gcov/functions.txt" 2>&1 || true
+	if ! python3 "$top/tests/dcache/coverage.py" "$out/gcov/functions.txt"; then
+		failed=1
+	fi
+fi
+if [ -n "$failed" ]; then
 	echo "qemu-dcache: FAILED" >&2
 	exit 1
 fi

@@ -29,7 +29,9 @@
 # qemu/ARCH.py, QEMU for that architecture and Debian's busybox-static of
 # it), KUNIT_TIMEOUT (seconds QEMU may run, default 900), KUNIT_LINUX (the
 # tree to build, default $ROSEBUSH_WORK/linux: qemu-dcache-ab.sh builds a
-# worktree of it at another commit).
+# worktree of it at another commit), KUNIT_MAKE_OPTIONS (more make
+# variables, space-separated: `make qemu-kunit` profiles fs/dcache.o with
+# gcov by GCOV_PROFILE_dcache.o=y, for qemu-dcache's coverage).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -82,7 +84,11 @@ fi
 opts=(--arch="$arch" --qemu_config="$top/qemu/$arch.py"
       --build_dir="$build" --jobs="$(nproc)"
       --make_options LLVM=1 --make_options "CC=ccache clang"
-      --make_options CLIPPY=1 "${configs[@]}")
+      --make_options CLIPPY=1)
+for o in ${KUNIT_MAKE_OPTIONS:-}; do
+	opts+=(--make_options "$o")
+done
+opts+=("${configs[@]}")
 out=$build/kunit-output.log
 rc=0
 PYTHONUNBUFFERED=1 python3 tools/testing/kunit/kunit.py build "${opts[@]}" |

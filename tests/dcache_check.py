@@ -4,9 +4,12 @@
 
     dcache_check.py LOG QEMU_STATUS [--kcsan]
 
-Fails (exit 1) unless QEMU exited normally, tests/dcache/dcache-stress.c
-passed every case and exited 0, the caches were dropped and the tmpfs
-unmounted, and the log holds no kernel splat.
+Fails (exit 1) unless QEMU exited normally, every step of
+qemu/dcache-init.sh passed (tests/dcache/dcache-stress.c's cases, the
+failslab run, ext4 with file handles, unmounts during walks, vfat, each
+selftest), the caches were dropped and the tmpfs unmounted, the dentry
+hash at rest holds no reservation and no more entries than there are
+dentries, and the log holds no kernel splat.
 
 With --kcsan, a KCSAN data-race report fails the run only if a rosebush
 function (rbh_*) or a function of the dcache's conversion to it
@@ -34,7 +37,10 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import logcheck  # noqa: E402
 
-WANTED = [
+# What every log must have: the tmpfs cases (the first version of the
+# stress had only these, and the recorded logs of tests/dcache/logs/
+# with it)
+BASE = [
 	'dcache: mount exit status 0',
 	'dcache: dcache-stress: passed',
 	'dcache: exit status 0',
@@ -42,6 +48,18 @@ WANTED = [
 	'dcache: umount exit status 0',
 	'dcache: done',
 ]
+# ... and the steps added after them, with the dentry hash at rest
+STEPS = [
+	'failslab', 'mke2fs', 'ext4 mount', 'handles', 'ext4 umount',
+	'umount walks', 'mkdosfs', 'vfat mount', 'vfat', 'vfat umount',
+	'selftests',
+]
+WANTED = BASE + ['dcache: %s exit status 0' % s for s in STEPS]
+
+_STATUS = re.compile(r'dcache: (.*) exit status (\d+)$')
+_SELFTEST = re.compile(r'dcache: selftest (\S+) exit status (\d+)$')
+_HASH = re.compile(r'dcache: dentry_hash: (\w+) (\d+)$')
+_DSTATE = re.compile(r'dcache: dentry-state: (\d+)\s')
 
 _RACE = re.compile(r'BUG: KCSAN: data-race in (.*)$')
 # A stack frame: " func+0x12/0x34" (maybe with a module name after it)
@@ -121,16 +139,53 @@ def conversion_bits_only(msgs, start):
 	return bool(xor) and not xor & ~_CONVERSION_BITS
 
 
-def check(lines, status, kcsan):
-	"""Return (problems, races not judged)."""
+def at_rest(msgs):
+	"""Problems with the dentry hash at rest: reservations left over, or
+	more entries than dentries (each entry is a hashed dentry's)."""
+	stats, dentries = {}, None
+	for msg in msgs:
+		m = _HASH.search(msg)
+		if m:
+			stats[m.group(1)] = int(m.group(2))
+		m = _DSTATE.search(msg)
+		if m:
+			dentries = int(m.group(1))
+	if 'reserved' not in stats or 'entries' not in stats or dentries is None:
+		return ['missing: the dentry hash at rest (dentry_hash, dentry-state)']
+	problems = []
+	if stats['reserved']:
+		problems.append('at rest, %d reservations of the dentry hash are left'
+				% stats['reserved'])
+	if stats['entries'] + stats['reserved'] > dentries:
+		problems.append('at rest, the dentry hash has %d entries and %d '
+				'reservations for %d dentries' %
+				(stats['entries'], stats['reserved'], dentries))
+	return problems
+
+
+def check(lines, status, kcsan, wanted=None):
+	"""Return (problems, races not judged).  @wanted: the lines that must
+	be there (default WANTED, the whole of qemu/dcache-init.sh; BASE for a
+	log of its first version, which checks neither the new steps nor the
+	dentry hash at rest)."""
 	problems = []
 	others = []
+	full = wanted is None
 	if status != 0:
 		problems.append('QEMU exit status %d' % status)
-	for want in WANTED:
+	for want in WANTED if full else wanted:
 		if not any(want in l for l in lines):
 			problems.append('missing: %s' % want)
 	msgs = [logcheck.message(l.rstrip('\n')) for l in lines]
+	# Any step that failed, the selftests one by one among them
+	for msg in msgs:
+		m = _STATUS.search(msg)
+		if m and m.group(2) != '0':
+			problems.append('failed: %s' % m.group(0))
+	if full:
+		if not any(_SELFTEST.search(m) for m in msgs):
+			problems.append('missing: the selftests\' results')
+		problems += at_rest(msgs)
 	for n, line in logcheck.splats(lines):
 		race = _RACE.match(msgs[n - 1])
 		if kcsan and race:

@@ -11,7 +11,13 @@ kcsan-conversion.log (the KCSAN kernel with the dcache on rosebush) holds
 a race between the conversion's DCACHE_HASH_SLOT write and step_into()'s
 plain read of ->d_flags, which passes only while nothing but the
 conversion's two bits changed, one stack alone is the conversion's, and
-both accesses are 4 bytes.
+both accesses are 4 bytes.  Those three come from the stress's first
+version (the tmpfs cases only) and are judged by its steps alone
+(dcache_check.BASE).  kunit-steps.log (the KASAN/lockdep kernel, every
+step of qemu/dcache-init.sh) must pass as a whole, and fail when a step
+failed or is missing, when a selftest failed or none ran, and when the
+dentry hash at rest holds a reservation, more entries than there are
+dentries, or was not shown.
 """
 
 import os
@@ -96,8 +102,35 @@ def main():
 		('rosebush named outside the frames', named, 0, True, True),
 	]
 	bad = 0
-	for name, lines, status, kcsan_mode, ok in cases:
-		problems, _ = dcache_check.check(lines, status, kcsan_mode)
+	# The recorded logs above come from the stress's first version:
+	# judge them by its steps alone
+	cases = [(n, l, st, k, ok, dcache_check.BASE)
+		 for n, l, st, k, ok in cases]
+	# A log of every step (the KASAN/lockdep kernel, the whole series)
+	full = read('kunit-steps.log')
+	cases += [(n, l, 0, False, ok, None) for n, l, ok in [
+		('every step', full, True),
+		('the failslab run failed',
+		 swap(full, 'dcache: failslab exit status 0',
+		      'dcache: failslab exit status 1'), False),
+		('no handles step', drop(full, 'dcache: handles exit status'),
+		 False),
+		('a selftest failed',
+		 swap(full, 'dcache: selftest resolve_test exit status 0',
+		      'dcache: selftest resolve_test exit status 1'), False),
+		('no selftest ran', drop(full, 'dcache: selftest '), False),
+		('a reservation left at rest',
+		 swap(full, 'dcache: dentry_hash: reserved 0',
+		      'dcache: dentry_hash: reserved 1'), False),
+		('more entries than dentries',
+		 [l.replace('dcache: dentry_hash: entries ',
+			    'dcache: dentry_hash: entries 1000000') for l in full],
+		 False),
+		('no dentry hash at rest', drop(full, 'dentry_hash: '), False),
+	]]
+	for name, lines, status, kcsan_mode, ok, wanted in cases:
+		problems, _ = dcache_check.check(lines, status, kcsan_mode,
+						 wanted)
 		if (not problems) != ok:
 			print('dcache_check_test: %s: expected %s, got %s' %
 			      (name, 'pass' if ok else 'failure', problems or 'pass'))

@@ -12,11 +12,28 @@
  * lost (a renamed dentry hashed in the wrong place, a drop that removed
  * the wrong entry).  Any other unexpected error fails the case too.
  *
- *   dcache-stress DIR [SECONDS]
+ *   dcache-stress [--failslab] DIR [SECONDS]
+ *   dcache-stress --handles DIR [SECONDS]
+ *   dcache-stress --umount DIR [SECONDS]
  *
  * DIR is an empty directory on the filesystem under test (tmpfs in the
  * initramfs).  Prints one line per case and "dcache-stress: passed" or
  * "dcache-stress: FAILED"; exits 0 only when every case passed.
+ *
+ * --failslab runs the same cases with this process's slab allocations
+ * failing (the caller sets up /sys/kernel/debug/failslab; the program
+ * sets /proc/self/make-it-fail once its files exist): ENOMEM (and tmpfs's
+ * ENOSPC) is then an allowed answer, counted, and at least one must have
+ * been injected, but a lost name is still a failure.  /proc/<pid> churn
+ * is left out: procfs answers ENOENT when it cannot allocate an inode.
+ *
+ * --handles needs a filesystem with file handles (ext4): it opens
+ * directories and files by handle after dropping the caches, which gives
+ * detached dentries, against path lookups of the same names, which
+ * splice them back (d_splice_alias()); both must find the same inode.
+ *
+ * --umount mounts a tmpfs on DIR, fills it, and unmounts it while
+ * lookups walk it, over and over.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -28,7 +45,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -38,38 +57,60 @@
 
 static atomic_bool stop;
 static int seconds = 3;
+/* --failslab: ENOMEM is an allowed answer */
+static bool failslab;
+static atomic_ulong injected;
 
 struct counts {
 	atomic_ulong ops;	/* writer operations */
 	atomic_ulong lookups;
 	atomic_ulong lost;	/* ENOENT where the name must resolve */
 	atomic_ulong errors;	/* any other failure */
+	atomic_ulong enomem;	/* ENOMEM, with --failslab */
 };
 
 static void fail(struct counts *c, const char *what, const char *name)
 {
+	/* tmpfs answers ENOSPC when it cannot allocate an inode */
+	if (failslab && (errno == ENOMEM || errno == ENOSPC)) {
+		atomic_fetch_add(&c->enomem, 1);
+		return;
+	}
 	/* Say what went wrong the first few times only */
 	if (atomic_fetch_add(&c->errors, 1) < 5)
 		printf("dcache-stress: %s %s: %s\n", what, name,
 		       strerror(errno));
 }
 
-static void must(struct counts *c, int ret, const char *what,
+/* Returns whether the call succeeded. */
+static bool must(struct counts *c, int ret, const char *what,
 		 const char *name)
 {
 	if (ret < 0)
 		fail(c, what, name);
+	return ret >= 0;
 }
 
-static void touch(struct counts *c, const char *name)
+static bool touch(struct counts *c, const char *name)
 {
 	int fd = open(name, O_CREAT | O_WRONLY, 0600);
 
 	if (fd < 0) {
 		fail(c, "create", name);
-		return;
+		return false;
 	}
 	close(fd);
+	return true;
+}
+
+/* A cleanup that must happen: with --failslab, try again on ENOMEM. */
+static void must_unlink(struct counts *c, const char *name)
+{
+	while (unlink(name) < 0) {
+		fail(c, "unlink", name);
+		if (errno != ENOMEM || !failslab)
+			return;
+	}
 }
 
 /* A lookup of @name, which must resolve. */
@@ -127,6 +168,19 @@ static void *reader_fn(void *arg)
 	return NULL;
 }
 
+/* With --failslab, the clone() may fail: try again */
+static void start_thread(pthread_t *thread, void *(*fn)(void *), void *arg)
+{
+	int err;
+
+	while ((err = pthread_create(thread, NULL, fn, arg)))
+		if (!failslab || (err != EAGAIN && err != ENOMEM)) {
+			printf("dcache-stress: pthread_create: %s\n",
+			       strerror(err));
+			exit(2);
+		}
+}
+
 /* Run @writer in this thread against READERS readers of @names. */
 static int run(const char *what, void (*writer)(struct counts *),
 	       const char *name0, const char *name1)
@@ -141,11 +195,8 @@ static int run(const char *what, void (*writer)(struct counts *),
 		readers[i].c = &c;
 		readers[i].names[0] = name0;
 		readers[i].names[1] = name1;
-		if (name0 && pthread_create(&readers[i].thread, NULL,
-					    reader_fn, &readers[i])) {
-			printf("dcache-stress: pthread_create failed\n");
-			exit(2);
-		}
+		if (name0)
+			start_thread(&readers[i].thread, reader_fn, &readers[i]);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &end);
 	end.tv_sec += seconds;
@@ -160,9 +211,13 @@ static int run(const char *what, void (*writer)(struct counts *),
 	atomic_store(&stop, true);
 	for (i = 0; name0 && i < READERS; i++)
 		pthread_join(readers[i].thread, NULL);
-	printf("dcache-stress: %s: ops=%lu lookups=%lu lost=%lu errors=%lu\n",
+	printf("dcache-stress: %s: ops=%lu lookups=%lu lost=%lu errors=%lu",
 	       what, atomic_load(&c.ops), atomic_load(&c.lookups),
 	       atomic_load(&c.lost), atomic_load(&c.errors));
+	if (failslab)
+		printf(" enomem=%lu", atomic_load(&c.enomem));
+	printf("\n");
+	atomic_fetch_add(&injected, atomic_load(&c.enomem));
 	return atomic_load(&c.lost) || atomic_load(&c.errors) ||
 		!atomic_load(&c.ops) || (name0 && !atomic_load(&c.lookups));
 }
@@ -170,8 +225,9 @@ static int run(const char *what, void (*writer)(struct counts *),
 /* A rename over an existing target: the target never goes missing. */
 static void replace_writer(struct counts *c)
 {
-	touch(c, "replace/s");
-	must(c, rename("replace/s", "replace/t"), "rename", "replace/s");
+	if (touch(c, "replace/s"))
+		must(c, rename("replace/s", "replace/t"), "rename",
+		     "replace/s");
 }
 
 /*
@@ -188,9 +244,10 @@ static void exchange_writer(struct counts *c)
 			  RENAME_EXCHANGE), "exchange", "exchange/a");
 	if (++n % 32)
 		return;
-	touch(c, "exchange/n");
-	must(c, rename("exchange/n", n % 64 ? "exchange/a" : "exchange/b"),
-	     "rename", "exchange/n");
+	if (touch(c, "exchange/n"))
+		must(c, rename("exchange/n",
+			       n % 64 ? "exchange/a" : "exchange/b"),
+		     "rename", "exchange/n");
 }
 
 /*
@@ -213,10 +270,12 @@ static void whiteout_writer(struct counts *c)
 {
 	struct stat st;
 
-	touch(c, "whiteout/s");
+	if (!touch(c, "whiteout/s"))
+		return;
 	if (renameat2(AT_FDCWD, "whiteout/s", AT_FDCWD, "whiteout/t",
 		      RENAME_WHITEOUT) < 0) {
 		fail(c, "rename whiteout", "whiteout/s");
+		must_unlink(c, "whiteout/s");
 		return;
 	}
 	if (lstat("whiteout/s", &st) < 0) {
@@ -225,7 +284,7 @@ static void whiteout_writer(struct counts *c)
 		errno = EINVAL;
 		fail(c, "not a whiteout", "whiteout/s");
 	}
-	must(c, unlink("whiteout/s"), "unlink", "whiteout/s");
+	must_unlink(c, "whiteout/s");
 }
 
 /*
@@ -243,8 +302,9 @@ static void unlink_open_writer(struct counts *c)
 		fail(c, "create", "unlink/u");
 		return;
 	}
-	must(c, unlink("unlink/u"), "unlink", "unlink/u");
-	if (stat("unlink/u", &st) == 0 || errno != ENOENT)
+	must_unlink(c, "unlink/u");
+	if (stat("unlink/u", &st) == 0 ||
+	    (errno != ENOENT && !(failslab && errno == ENOMEM)))
 		fail(c, "stat after unlink", "unlink/u");
 	if (fstat(fd, &st) < 0 || st.st_nlink != 0)
 		fail(c, "fstat after unlink", "unlink/u");
@@ -277,7 +337,8 @@ static void proc_writer(struct counts *c)
 	kill(pid, SIGKILL);
 	if (waitpid(pid, &status, 0) != pid)
 		fail(c, "waitpid", name);
-	if (stat(name, &st) == 0 || errno != ENOENT) {
+	if (stat(name, &st) == 0 ||
+	    (errno != ENOENT && !(failslab && errno == ENOMEM))) {
 		errno = EEXIST;
 		fail(c, "stat of a reaped child", name);
 	}
@@ -315,20 +376,335 @@ static int setup(void)
 	return 0;
 }
 
+/* Has SECONDS passed since @start? */
+static bool expired(const struct timespec *start)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec - start->tv_sec > seconds ||
+	       (now.tv_sec - start->tv_sec == seconds &&
+		now.tv_nsec >= start->tv_nsec);
+}
+
+static int drop_caches(void)
+{
+	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
+	int ret;
+
+	if (fd < 0)
+		return -1;
+	ret = write(fd, "2", 1) == 1 ? 0 : -1;
+	close(fd);
+	return ret;
+}
+
+/*
+ * --handles: directories three deep and files, opened by handle after
+ * the dentries and inodes are dropped.  A directory so opened comes back
+ * detached (an s_roots member) and is reconnected by lookups of its
+ * ancestors, which splice each detached alias into its parent
+ * (d_splice_alias() -> __d_move()); a file stays detached, and a lookup
+ * by name then makes a second, hashed, dentry for it.  Readers look the
+ * same names up meanwhile.  Both ways must find the same inode, and a
+ * directory opened by handle must have its whole path back.
+ */
+#define HANDLE_DIRS	8
+#define HANDLE_NAMES	(HANDLE_DIRS * 4)
+
+struct named {
+	char path[48];
+	ino_t ino;
+	struct file_handle *fh;
+	bool dir;
+};
+
+static struct named names[HANDLE_NAMES];
+static const char *top;
+
+static void *handle_reader_fn(void *arg)
+{
+	struct counts *c = arg;
+	unsigned int i = 0;
+	struct stat st;
+
+	while (!atomic_load(&stop)) {
+		struct named *n = &names[i++ % HANDLE_NAMES];
+
+		atomic_fetch_add(&c->lookups, 1);
+		if (stat(n->path, &st) < 0) {
+			if (errno == ENOENT &&
+			    atomic_fetch_add(&c->lost, 1) < 5)
+				printf("dcache-stress: lost %s\n", n->path);
+			if (errno != ENOENT)
+				fail(c, "stat", n->path);
+		} else if (st.st_ino != n->ino) {
+			errno = ESTALE;
+			fail(c, "stat found another inode", n->path);
+		}
+	}
+	return NULL;
+}
+
+static void open_by_handle(struct counts *c, int mount_fd, struct named *n)
+{
+	char link[32], path[256], want[256];
+	struct stat st;
+	ssize_t len;
+	int fd;
+
+	fd = open_by_handle_at(mount_fd, n->fh, O_RDONLY);
+	if (fd < 0) {
+		fail(c, "open_by_handle_at", n->path);
+		return;
+	}
+	if (fstat(fd, &st) < 0) {
+		fail(c, "fstat", n->path);
+	} else if (st.st_ino != n->ino) {
+		errno = ESTALE;
+		fail(c, "handle opened another inode", n->path);
+	}
+	if (n->dir) {
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		snprintf(want, sizeof(want), "%s/%s", top, n->path);
+		len = readlink(link, path, sizeof(path) - 1);
+		if (len < 0) {
+			fail(c, "readlink", link);
+		} else if (path[len] = 0, strcmp(path, want)) {
+			errno = ESTALE;
+			if (atomic_fetch_add(&c->errors, 1) < 5)
+				printf("dcache-stress: %s opened by handle is %s\n",
+				       want, path);
+		}
+	}
+	close(fd);
+}
+
+static int handles(void)
+{
+	pthread_t readers[READERS];
+	struct counts c = { 0 };
+	struct timespec start;
+	unsigned int i, r = 0;
+	int mount_id, mount_fd;
+	struct statfs sfs;
+	struct stat st;
+
+	for (i = 0; i < HANDLE_NAMES; i++) {
+		struct named *n = &names[i];
+		unsigned int d = i / 4;
+
+		switch (i % 4) {
+		case 0:
+			snprintf(n->path, sizeof(n->path), "d%u", d);
+			break;
+		case 1:
+			snprintf(n->path, sizeof(n->path), "d%u/s", d);
+			break;
+		case 2:
+			snprintf(n->path, sizeof(n->path), "d%u/s/t", d);
+			break;
+		case 3:
+			snprintf(n->path, sizeof(n->path), "d%u/s/t/f", d);
+			break;
+		}
+		n->dir = i % 4 != 3;
+		if (n->dir ? mkdir(n->path, 0700) < 0 : !touch(&c, n->path)) {
+			perror(n->path);
+			return 1;
+		}
+		n->fh = malloc(sizeof(*n->fh) + MAX_HANDLE_SZ);
+		n->fh->handle_bytes = MAX_HANDLE_SZ;
+		if (name_to_handle_at(AT_FDCWD, n->path, n->fh, &mount_id,
+				      0) < 0 || stat(n->path, &st) < 0) {
+			perror(n->path);
+			return 1;
+		}
+		n->ino = st.st_ino;
+	}
+	mount_fd = open(".", O_RDONLY | O_DIRECTORY);
+	if (mount_fd < 0) {
+		perror("dcache-stress: open .");
+		return 1;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	do {
+		/* With no dentry of ours left, then opened by handle first */
+		if (drop_caches() < 0) {
+			fail(&c, "drop_caches", "");
+			break;
+		}
+		atomic_store(&stop, false);
+		for (i = 0; i < READERS; i++)
+			start_thread(&readers[i], handle_reader_fn, &c);
+		/* Deepest first, so that a reconnection has most to do */
+		for (i = 0; i < HANDLE_NAMES; i++) {
+			unsigned int k = (i + r) % HANDLE_NAMES;
+
+			open_by_handle(&c, mount_fd,
+				       &names[(k / 4) * 4 + 3 - k % 4]);
+			atomic_fetch_add(&c.ops, 1);
+		}
+		atomic_store(&stop, true);
+		for (i = 0; i < READERS; i++)
+			pthread_join(readers[i], NULL);
+		r++;
+	} while (!expired(&start));
+	close(mount_fd);
+	if (statfs(".", &sfs) < 0)
+		sfs.f_type = 0;
+	printf("dcache-stress: file handles on fs 0x%lx: rounds=%u ops=%lu lookups=%lu lost=%lu errors=%lu\n",
+	       (unsigned long)sfs.f_type, r, atomic_load(&c.ops),
+	       atomic_load(&c.lookups), atomic_load(&c.lost),
+	       atomic_load(&c.errors));
+	return atomic_load(&c.lost) || atomic_load(&c.errors) || r < 2;
+}
+
+/*
+ * --umount: a tmpfs on DIR with a tree in it, walked by the readers,
+ * unmounted under them (in turn plainly, retried while busy, and lazily
+ * with MNT_DETACH; a plain one busy 1000 times is made lazy too), which
+ * drops every dentry of it from the hash while lookups may be reading
+ * them.  A reader finds the name or, once the tmpfs is gone, ENOENT;
+ * after umount2() returns, the tree must be gone from DIR.
+ */
+#define UMOUNT_FILES	32
+
+static const char *umount_name(char *buf, size_t size, unsigned int i)
+{
+	snprintf(buf, size, "%s/a/b/c/f%u", top, i % UMOUNT_FILES);
+	return buf;
+}
+
+static void *umount_reader_fn(void *arg)
+{
+	struct counts *c = arg;
+	unsigned int i = 0;
+	struct stat st;
+	char name[64];
+
+	while (!atomic_load(&stop)) {
+		atomic_fetch_add(&c->lookups, 1);
+		if (stat(umount_name(name, sizeof(name), i++), &st) < 0 &&
+		    errno != ENOENT)
+			fail(c, "stat", name);
+	}
+	return NULL;
+}
+
+static int umount_walks(void)
+{
+	unsigned int i, rounds = 0, busy = 0;
+	pthread_t readers[READERS];
+	struct counts c = { 0 };
+	struct timespec start;
+	char name[64];
+	struct stat st;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	do {
+		if (mount("tmpfs", top, "tmpfs", 0, "size=4m") < 0) {
+			fail(&c, "mount", top);
+			break;
+		}
+		snprintf(name, sizeof(name), "%s/a", top);
+		must(&c, mkdir(name, 0700), "mkdir", name);
+		snprintf(name, sizeof(name), "%s/a/b", top);
+		must(&c, mkdir(name, 0700), "mkdir", name);
+		snprintf(name, sizeof(name), "%s/a/b/c", top);
+		must(&c, mkdir(name, 0700), "mkdir", name);
+		for (i = 0; i < UMOUNT_FILES; i++)
+			touch(&c, umount_name(name, sizeof(name), i));
+		atomic_store(&stop, false);
+		for (i = 0; i < READERS; i++)
+			start_thread(&readers[i], umount_reader_fn, &c);
+		/* Let the readers get going */
+		while (atomic_load(&c.lookups) < (rounds + 1) * 64)
+			sched_yield();
+		if (rounds % 2) {
+			must(&c, umount2(top, MNT_DETACH), "umount2", top);
+		} else {
+			/* Busy while a reader holds the mount: lazily, at last */
+			for (i = 0; umount2(top, i < 1000 ? 0 : MNT_DETACH) < 0;
+			     i++) {
+				if (errno != EBUSY || i >= 1000) {
+					fail(&c, "umount2", top);
+					break;
+				}
+				busy++;
+			}
+		}
+		atomic_fetch_add(&c.ops, 1);
+		snprintf(name, sizeof(name), "%s/a", top);
+		if (stat(name, &st) == 0 || errno != ENOENT) {
+			errno = EEXIST;
+			fail(&c, "stat after umount", name);
+		}
+		atomic_store(&stop, true);
+		for (i = 0; i < READERS; i++)
+			pthread_join(readers[i], NULL);
+		rounds++;
+	} while (!expired(&start) && !atomic_load(&c.errors));
+	printf("dcache-stress: umount during walks: ops=%lu busy=%u lookups=%lu errors=%lu\n",
+	       atomic_load(&c.ops), busy, atomic_load(&c.lookups),
+	       atomic_load(&c.errors));
+	return atomic_load(&c.errors) || rounds < 2;
+}
+
+static int make_it_fail(void)
+{
+	int fd = open("/proc/self/make-it-fail", O_WRONLY);
+	int ret;
+
+	if (fd < 0)
+		return -1;
+	ret = write(fd, "1", 1) == 1 ? 0 : -1;
+	close(fd);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
+	const char *mode = "";
 	int failed = 0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (argc < 2 || argc > 3) {
-		fprintf(stderr, "usage: dcache-stress DIR [SECONDS]\n");
+	if (argc > 1 && !strncmp(argv[1], "--", 2)) {
+		mode = argv[1];
+		argc--;
+		argv++;
+	}
+	if (argc < 2 || argc > 3 ||
+	    (*mode && strcmp(mode, "--failslab") && strcmp(mode, "--handles") &&
+	     strcmp(mode, "--umount"))) {
+		fprintf(stderr, "usage: dcache-stress [--failslab|--handles|--umount] DIR [SECONDS]\n");
 		return 2;
 	}
 	if (argc == 3)
 		seconds = atoi(argv[2]);
-	if (chdir(argv[1]) < 0 || setup() < 0) {
+	top = argv[1];
+	if (!strcmp(mode, "--umount")) {
+		failed = umount_walks();
+		goto out;
+	}
+	if (chdir(top) < 0) {
+		perror("dcache-stress: chdir");
+		return 2;
+	}
+	if (!strcmp(mode, "--handles")) {
+		failed = handles();
+		goto out;
+	}
+	if (setup() < 0) {
 		perror("dcache-stress: setup");
 		return 2;
+	}
+	if (!strcmp(mode, "--failslab")) {
+		failslab = true;
+		if (make_it_fail() < 0) {
+			perror("dcache-stress: make-it-fail");
+			return 2;
+		}
 	}
 	failed |= run("rename over a target", replace_writer,
 		      "replace/t", NULL);
@@ -339,7 +715,14 @@ int main(int argc, char **argv)
 	failed |= run("RENAME_WHITEOUT", whiteout_writer, "whiteout/t", NULL);
 	failed |= run("unlink of open files", unlink_open_writer,
 		      "unlink/kept", NULL);
-	failed |= run("/proc/<pid> churn", proc_writer, NULL, NULL);
+	/* procfs answers ENOENT when it cannot allocate an inode */
+	if (!failslab)
+		failed |= run("/proc/<pid> churn", proc_writer, NULL, NULL);
+	if (failslab && !atomic_load(&injected)) {
+		printf("dcache-stress: failslab injected no failure\n");
+		failed = 1;
+	}
+out:
 	printf("dcache-stress: %s\n", failed ? "FAILED" : "passed");
 	return failed;
 }

@@ -1,0 +1,50 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Self-test of coverage.py: counts in which every function it requires
+ran pass; one that never ran, one missing from the counts, or no counts
+at all fail; a function only the KUnit suite reaches is not judged."""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import coverage  # noqa: E402
+
+
+def gcov(funcs):
+	"""What `llvm-cov gcov -n -f` prints for @funcs {name: percent}."""
+	out = []
+	for name, pct in funcs.items():
+		out += ["Function '%s'\n" % name,
+			'Lines executed:%.2f%% of 10\n' % pct, '\n']
+	return out + ["File 'fs/dcache.c'\n", 'Lines executed:50.00% of 3000\n']
+
+
+def main():
+	ran = {f: 80.0 for f in coverage.REQUIRED}
+	ran.update({f: 0.0 for f in coverage.KUNIT_ONLY})
+	ran['dput'] = 0.0
+	never = dict(ran, __d_move=0.0)
+	missing = {f: p for f, p in ran.items() if f != 'd_exchange'}
+	cases = [
+		('every required function ran', gcov(ran), True),
+		('__d_move never ran', gcov(never), False),
+		('d_exchange not in the counts', gcov(missing), False),
+		('no counts', [], False),
+		('a KUnit-only function ran too',
+		 gcov(dict(ran, __d_unalias=50.0)), True),
+	]
+	bad = 0
+	for name, lines, ok in cases:
+		_, problems = coverage.check(coverage.parse(lines))
+		if (not problems) != ok:
+			print('coverage_test: %s: expected %s, got %s' %
+			      (name, 'pass' if ok else 'failure', problems or 'pass'))
+			bad = 1
+	if not bad:
+		print('coverage_test: %d cases passed' % len(cases))
+	return bad
+
+
+if __name__ == '__main__':
+	sys.exit(main())
