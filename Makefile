@@ -25,7 +25,8 @@ KUNIT_CONFIGS := tests/kunit/base.config tests/kunit/rosebush.config \
 		 tests/kunit/sample.config tests/kunit/dcache.config \
 		 tests/kunit/debug.config
 # The file `make qemu-kunit` builds with gcov, whose counts qemu-dcache
-# reads: the dcache, to show that every path converted to rosebush ran.
+# reads: the dcache, to show that each of its functions that the
+# conversion to rosebush changed ran (tests/dcache/coverage.py).
 KUNIT_GCOV := GCOV_PROFILE_dcache.o=y
 # Suites that must run and pass for `make qemu-kunit` to pass.
 KUNIT_SUITES := rosebush rust_doctests_kernel dcache_hash

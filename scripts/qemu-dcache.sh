@@ -12,7 +12,12 @@
 # seconds.  Fails unless the program passed, the
 # caches dropped, the tmpfs unmounted, and the log has no kernel splat:
 # tests/dcache_check.py, which on the KCSAN kernel judges only the data
-# races that involve rosebush (the VFS has its own).
+# races that involve rosebush (the VFS has its own).  qemu/dcache-init.sh
+# goes on with the same cases under failslab, file handles on ext4,
+# unmounts during walks, vfat and the kernel's openat2 and proc selftests
+# (tests/dcache/selftests.sh), and shows the dentry hash at rest; on the
+# kunit kernel, built with fs/dcache.c under gcov, the counts come out on
+# the second serial port and tests/dcache/coverage.py judges them.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -55,22 +60,34 @@ grep -E 'dcache: ' "$log" | sed 's/^.*dcache: /  /' || true
 kcsan=
 [ "$name" != kcsan ] || kcsan=--kcsan
 failed=
-if ! python3 "$top/tests/dcache_check.py" "$log" "$rc" $kcsan; then
+if ! python3 "$top/tests/dcache_check.py" "$log" "$rc" $kcsan \
+	--selftests "$out/selftests/list"; then
 	failed=1
 fi
 # The kernel that `make qemu-kunit` built profiles fs/dcache.c: which of
-# its functions the stress ran (tests/dcache/coverage.py).
-if [ -e "$build/fs/dcache.gcno" ]; then
+# its functions and paths the stress ran (tests/dcache/coverage.py).  The
+# KCSAN kernel does not.
+if [ "$name" = kunit ] && [ ! -e "$build/fs/dcache.gcno" ]; then
+	echo "qemu-dcache: no $build/fs/dcache.gcno: build with make qemu-kunit" >&2
+	failed=1
+elif [ "$name" = kunit ]; then
 	rm -rf "$out/gcov"
 	mkdir "$out/gcov"
 	cp "$build/fs/dcache.gcno" "$out/gcov/"
 	sed -n '/^gcov-begin/,/^gcov-end/p' "$out/ttyS1.txt" | tr -d '\r' |
 		grep -v '^gcov-' | base64 -d >"$out/gcov/dcache.gcda" || true
-	(cd "$out/gcov" && llvm-cov gcov -n -f -o . dcache.c) \
+	# From the build directory, where the source's path (../../linux/...)
+	# resolves; -t: the annotated source on standard output, no files
+	(cd "$build" && llvm-cov gcov -n -f -o "$out/gcov" dcache.c) \
 		>"$out/gcov/functions.txt" 2>&1 || true
-	if ! python3 "$top/tests/dcache/coverage.py" "$out/gcov/functions.txt"; then
+	(cd "$build" && llvm-cov gcov -t -o "$out/gcov" dcache.c) \
+		>"$out/gcov/lines.txt" 2>/dev/null || true
+	if ! python3 "$top/tests/dcache/coverage.py" "$out/gcov/functions.txt" \
+		"$out/gcov/lines.txt"; then
 		failed=1
 	fi
+else
+	echo "qemu-dcache: coverage not measured on the $name kernel"
 fi
 if [ -n "$failed" ]; then
 	echo "qemu-dcache: FAILED" >&2

@@ -2,14 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0
 """Judge the console log of `make qemu-dcache` or `make qemu-dcache-kcsan`.
 
-    dcache_check.py LOG QEMU_STATUS [--kcsan]
+    dcache_check.py LOG QEMU_STATUS [--kcsan] [--selftests LIST]
 
 Fails (exit 1) unless QEMU exited normally, every step of
 qemu/dcache-init.sh passed (tests/dcache/dcache-stress.c's cases, the
 failslab run, ext4 with file handles, unmounts during walks, vfat, each
 selftest), the caches were dropped and the tmpfs unmounted, the dentry
 hash at rest holds no reservation and no more entries than there are
-dentries, and the log holds no kernel splat.
+dentries, and the log holds no kernel splat.  With --selftests, each
+selftest named in LIST (tests/dcache/selftests.sh's list) must have run
+and passed.
 
 With --kcsan, a KCSAN data-race report fails the run only if a rosebush
 function (rbh_*) or a function of the dcache's conversion to it
@@ -163,11 +165,11 @@ def at_rest(msgs):
 	return problems
 
 
-def check(lines, status, kcsan, wanted=None):
+def check(lines, status, kcsan, wanted=None, selftests=()):
 	"""Return (problems, races not judged).  @wanted: the lines that must
 	be there (default WANTED, the whole of qemu/dcache-init.sh; BASE for a
 	log of its first version, which checks neither the new steps nor the
-	dentry hash at rest)."""
+	dentry hash at rest).  @selftests: names that must have passed."""
 	problems = []
 	others = []
 	full = wanted is None
@@ -183,8 +185,12 @@ def check(lines, status, kcsan, wanted=None):
 		if m and m.group(2) != '0':
 			problems.append('failed: %s' % m.group(0))
 	if full:
-		if not any(_SELFTEST.search(m) for m in msgs):
+		ran = [m.group(1) for m in map(_SELFTEST.search, msgs) if m]
+		if not ran:
 			problems.append('missing: the selftests\' results')
+		for name in selftests:
+			if name not in ran:
+				problems.append('missing: selftest %s' % name)
 		problems += at_rest(msgs)
 	for n, line in logcheck.splats(lines):
 		race = _RACE.match(msgs[n - 1])
@@ -203,12 +209,22 @@ def check(lines, status, kcsan, wanted=None):
 
 def main(argv):
 	args = [a for a in argv[1:] if a != '--kcsan']
+	selftests = []
+	if '--selftests' in args:
+		i = args.index('--selftests')
+		if i + 1 >= len(args):
+			print(__doc__, file=sys.stderr)
+			return 2
+		with open(args[i + 1]) as f:
+			selftests = f.read().split()
+		del args[i:i + 2]
 	if len(args) != 2:
 		print(__doc__, file=sys.stderr)
 		return 2
 	with open(args[0], errors='backslashreplace') as f:
 		lines = f.readlines()
-	problems, others = check(lines, int(args[1]), '--kcsan' in argv)
+	problems, others = check(lines, int(args[1]), '--kcsan' in argv,
+				 selftests=selftests)
 	for race in others:
 		print('dcache_check: not rosebush\'s, not judged: data-race in %s'
 		      % race)

@@ -128,9 +128,20 @@ def main():
 		 False),
 		('no dentry hash at rest', drop(full, 'dentry_hash: '), False),
 	]]
-	for name, lines, status, kcsan_mode, ok, wanted in cases:
+	# Every selftest of the list must have run and passed
+	listed = ['openat2_test', 'resolve_test', 'rename_attack_test']
+	cases += [(n, l, 0, False, ok, None, st) for n, l, st, ok in [
+		('the listed selftests ran', full, listed, True),
+		('a listed selftest did not run', full, listed + ['nosuch'],
+		 False),
+		('a listed selftest hung',
+		 drop(full, 'dcache: selftest rename_attack_test exit status'),
+		 listed, False),
+	]]
+	cases = [c if len(c) == 7 else c + ((),) for c in cases]
+	for name, lines, status, kcsan_mode, ok, wanted, selftests in cases:
 		problems, _ = dcache_check.check(lines, status, kcsan_mode,
-						 wanted)
+						 wanted, selftests)
 		if (not problems) != ok:
 			print('dcache_check_test: %s: expected %s, got %s' %
 			      (name, 'pass' if ok else 'failure', problems or 'pass'))

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Which of fs/dcache.c's hashing functions the dcache stress ran.
+"""Which of fs/dcache.c's hashing functions and paths the dcache stress ran.
 
-    coverage.py FUNCTIONS
+    coverage.py FUNCTIONS LINES
 
 FUNCTIONS is what `llvm-cov gcov -n -f` printed for fs/dcache.c, from the
 counts that qemu/dcache-init.sh copied out of the guest after the stress
@@ -12,6 +12,10 @@ lines that ran, and fails (exit 1) unless every one of REQUIRED ran: a
 function the stress never reached is a path it does not test.  Those in
 KUNIT_ONLY are listed and not judged: no filesystem in the guest reaches
 them, and fs/tests/dcache_kunit.c calls each one directly.
+
+LINES is what `llvm-cov gcov -t` printed (each line of fs/dcache.c with
+its count): each of PATHS, a line that only a given step reaches, must
+have run, or the step did not test what it is there for.
 """
 
 import re
@@ -28,7 +32,8 @@ REQUIRED = [
 	'___d_drop', '__d_drop', 'd_drop', '__dentry_kill', 'dentry_free',
 	'shrink_dcache_for_umount',
 	# allocation, which reserves
-	'__d_alloc', 'd_alloc', 'd_alloc_parallel', '__d_obtain_alias',
+	'__d_alloc', '__d_alloc_child', 'd_alloc', 'd_alloc_nohash',
+	'd_alloc_parallel', '__d_obtain_alias',
 	# lookups
 	'__d_lookup_rcu', '__d_lookup_rcu_op_compare', '__d_lookup',
 	# hashing
@@ -44,6 +49,86 @@ KUNIT_ONLY = {
 	'__d_unalias': 'a directory found connected under another name: '
 		       'a network filesystem\'s rename done elsewhere',
 }
+
+# (what it shows, [(the line that starts the function, a text in it, the
+# line with that text or one after it)]): one of the lines must have run
+PATHS = [
+	('a reservation failed (the failslab step)', [
+		('static struct dentry *__d_alloc_child(',
+		 'rbh_reserve(&dentry_hash', 1),
+		('struct dentry *d_alloc_parallel(', 'rbh_reserve(&dentry_hash', 1),
+	]),
+	('a dentry allocation failed after its reservation (failslab)', [
+		('static struct dentry *__d_alloc_child(',
+		 'rbh_release(&dentry_hash', 0),
+		('struct dentry *d_alloc_parallel(', 'rbh_release(&dentry_hash', 0),
+	]),
+	('a detached alias was made (file handles)', [
+		('static struct dentry *__d_obtain_alias(', 'res = new;', 0),
+	]),
+	('a detached directory was spliced into place (file handles)', [
+		('struct dentry *d_splice_alias(',
+		 'WARN_ON_ONCE(!__d_move(new, dentry, false));', 0),
+	]),
+	('a lookup compared names with d_compare (vfat)', [
+		('static noinline struct dentry *__d_lookup_rcu_op_compare(',
+		 'if (parent->d_op->d_compare(dentry,', 0),
+	]),
+]
+
+_LINE = re.compile(r'^\s*([0-9]+|#####|-|=====):\s*([0-9]+):(.*)$')
+
+
+def parse_lines(lines):
+	"""[(count, source text)] of fs/dcache.c, in order; count None if the
+	line holds no code.  (The headers it includes follow, each with its
+	own "Source:" line: left out.)"""
+	out = []
+	ours = False
+	for line in lines:
+		m = _LINE.match(line.rstrip('\n'))
+		if not m:
+			continue
+		if m.group(2) == '0':
+			if m.group(3).startswith('Source:'):
+				ours = m.group(3).endswith('fs/dcache.c')
+			continue
+		if not ours:
+			continue
+		c = m.group(1)
+		out.append((int(c) if c.isdigit() else (None if c == '-' else 0),
+			    m.group(3)))
+	return out
+
+
+def find(source, start, text, offset):
+	"""The count of the line of @text (+ @offset) after the line @start."""
+	for i, (_, line) in enumerate(source):
+		if line.startswith(start):
+			for j in range(i, len(source)):
+				if text in source[j][1]:
+					k = j + offset
+					return source[k][0] if k < len(source) else None
+			return None
+	return None
+
+
+def check_paths(source):
+	"""Return (report lines, problems)."""
+	report, problems = [], []
+	if not source:
+		return report, ['no line counts: no gcov data from the guest?']
+	for what, places in PATHS:
+		counts = [find(source, *p) for p in places]
+		if all(c is None for c in counts):
+			problems.append('%s: no such line in fs/dcache.c' % what)
+			continue
+		ran = sum(c or 0 for c in counts)
+		report.append('%-60s %6d times' % (what, ran))
+		if not ran:
+			problems.append('never: %s' % what)
+	return report, problems
+
 
 _FUNC = re.compile(r"^Function '([^']+)'$")
 _LINES = re.compile(r'^Lines executed:([0-9.]+)% of (\d+)$')
@@ -86,17 +171,22 @@ def check(funcs):
 
 
 def main(argv):
-	if len(argv) != 2:
+	if len(argv) != 3:
 		print(__doc__, file=sys.stderr)
 		return 2
 	with open(argv[1], errors='backslashreplace') as f:
 		report, problems = check(parse(f))
+	with open(argv[2], errors='backslashreplace') as f:
+		more, problems2 = check_paths(parse_lines(f))
+	report += more
+	problems += problems2
 	for line in report:
 		print('coverage: %s' % line)
 	for p in problems:
 		print('coverage: %s' % p)
 	if not problems:
-		print('coverage: all %d functions ran' % len(REQUIRED))
+		print('coverage: all %d functions and %d paths ran' %
+		      (len(REQUIRED), len(PATHS)))
 	return 1 if problems else 0
 
 

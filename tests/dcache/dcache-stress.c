@@ -303,13 +303,43 @@ static void unlink_open_writer(struct counts *c)
 		return;
 	}
 	must_unlink(c, "unlink/u");
-	if (stat("unlink/u", &st) == 0 ||
-	    (errno != ENOENT && !(failslab && errno == ENOMEM)))
+	if (stat("unlink/u", &st) == 0) {
+		errno = EEXIST;
 		fail(c, "stat after unlink", "unlink/u");
-	if (fstat(fd, &st) < 0 || st.st_nlink != 0)
+	} else if (errno != ENOENT) {
+		fail(c, "stat after unlink", "unlink/u");
+	}
+	if (fstat(fd, &st) < 0) {
 		fail(c, "fstat after unlink", "unlink/u");
+	} else if (st.st_nlink != 0) {
+		errno = EINVAL;
+		fail(c, "fstat after unlink", "unlink/u");
+	}
 	must(c, write(fd, "x", 1), "write after unlink", "unlink/u");
 	close(fd);
+}
+
+/*
+ * A sliding window of NAMES_LIVE names, each created and, NAMES_LIVE
+ * creations later, unlinked: the dentry hash grows, and its buckets
+ * split and merge, under the writer's own allocations (with --failslab,
+ * its reservations fail now and then).  The readers look up a name that
+ * stays.
+ */
+#define NAMES_LIVE	2048
+
+static void names_writer(struct counts *c)
+{
+	static unsigned long n;
+	char name[32];
+
+	snprintf(name, sizeof(name), "names/n%lu", n);
+	if (!touch(c, name))
+		return;
+	if (++n > NAMES_LIVE) {
+		snprintf(name, sizeof(name), "names/n%lu", n - 1 - NAMES_LIVE);
+		must_unlink(c, name);
+	}
 }
 
 /*
@@ -337,9 +367,10 @@ static void proc_writer(struct counts *c)
 	kill(pid, SIGKILL);
 	if (waitpid(pid, &status, 0) != pid)
 		fail(c, "waitpid", name);
-	if (stat(name, &st) == 0 ||
-	    (errno != ENOENT && !(failslab && errno == ENOMEM))) {
+	if (stat(name, &st) == 0) {
 		errno = EEXIST;
+		fail(c, "stat of a reaped child", name);
+	} else if (errno != ENOENT) {
 		fail(c, "stat of a reaped child", name);
 	}
 }
@@ -357,13 +388,15 @@ static int setup(void)
 	err |= mkdir("xdirs/y/e", 0700);
 	err |= mkdir("whiteout", 0700);
 	err |= mkdir("unlink", 0700);
+	err |= mkdir("names", 0700);
 	if (err) {
 		perror("dcache-stress: mkdir");
 		return -1;
 	}
 	for (const char *const *p = (const char *const[]){ "replace/t",
 			"exchange/a", "exchange/b", "xdirs/x/d/f",
-			"xdirs/y/e/f", "whiteout/t", "unlink/kept", NULL };
+			"xdirs/y/e/f", "whiteout/t", "unlink/kept",
+			"names/kept", NULL };
 	     *p; p++) {
 		int fd = open(*p, O_CREAT | O_WRONLY, 0600);
 
@@ -400,16 +433,19 @@ static int drop_caches(void)
 }
 
 /*
- * --handles: directories three deep and files, opened by handle after
- * the dentries and inodes are dropped.  A directory so opened comes back
- * detached (an s_roots member) and is reconnected by lookups of its
- * ancestors, which splice each detached alias into its parent
- * (d_splice_alias() -> __d_move()); a file stays detached, and a lookup
- * by name then makes a second, hashed, dentry for it.  Readers look the
- * same names up meanwhile.  Both ways must find the same inode, and a
- * directory opened by handle must have its whole path back.
+ * --handles (ext4): directories three deep and files, opened by handle
+ * after the dentries and inodes are dropped.  A directory so opened gets
+ * a detached alias (d_obtain_alias(): IS_ROOT, DCACHE_DISCONNECTED, not
+ * hashed), which open_by_handle_at() reconnects (reconnect_path()): it
+ * looks each name up in the parent, and the filesystem's lookup splices
+ * the detached alias in place of the new dentry (d_splice_alias() ->
+ * __d_move()), unless a reader's lookup got there first.  A file's alias
+ * stays detached, and a lookup by name makes a second, hashed, dentry
+ * for it.  Both ways must find the same inode, and a directory opened by
+ * handle must have its whole path back.
  */
 #define HANDLE_DIRS	8
+#define EXT4_SUPER_MAGIC	0xef53
 #define HANDLE_NAMES	(HANDLE_DIRS * 4)
 
 struct named {
@@ -468,9 +504,11 @@ static void open_by_handle(struct counts *c, int mount_fd, struct named *n)
 		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
 		snprintf(want, sizeof(want), "%s/%s", top, n->path);
 		len = readlink(link, path, sizeof(path) - 1);
+		if (len >= 0)
+			path[len] = 0;
 		if (len < 0) {
 			fail(c, "readlink", link);
-		} else if (path[len] = 0, strcmp(path, want)) {
+		} else if (strcmp(path, want)) {
 			errno = ESTALE;
 			if (atomic_fetch_add(&c->errors, 1) < 5)
 				printf("dcache-stress: %s opened by handle is %s\n",
@@ -514,6 +552,10 @@ static int handles(void)
 			return 1;
 		}
 		n->fh = malloc(sizeof(*n->fh) + MAX_HANDLE_SZ);
+		if (!n->fh) {
+			perror("dcache-stress: malloc");
+			return 1;
+		}
 		n->fh->handle_bytes = MAX_HANDLE_SZ;
 		if (name_to_handle_at(AT_FDCWD, n->path, n->fh, &mount_id,
 				      0) < 0 || stat(n->path, &st) < 0) {
@@ -549,7 +591,7 @@ static int handles(void)
 		for (i = 0; i < READERS; i++)
 			pthread_join(readers[i], NULL);
 		r++;
-	} while (!expired(&start));
+	} while (r < 2 || !expired(&start));
 	close(mount_fd);
 	if (statfs(".", &sfs) < 0)
 		sfs.f_type = 0;
@@ -557,7 +599,11 @@ static int handles(void)
 	       (unsigned long)sfs.f_type, r, atomic_load(&c.ops),
 	       atomic_load(&c.lookups), atomic_load(&c.lost),
 	       atomic_load(&c.errors));
-	return atomic_load(&c.lost) || atomic_load(&c.errors) || r < 2;
+	if (sfs.f_type != EXT4_SUPER_MAGIC) {
+		printf("dcache-stress: --handles wants ext4\n");
+		return 1;
+	}
+	return atomic_load(&c.lost) || atomic_load(&c.errors);
 }
 
 /*
@@ -596,6 +642,7 @@ static int umount_walks(void)
 {
 	unsigned int i, rounds = 0, busy = 0;
 	pthread_t readers[READERS];
+	unsigned long base;
 	struct counts c = { 0 };
 	struct timespec start;
 	char name[64];
@@ -616,10 +663,11 @@ static int umount_walks(void)
 		for (i = 0; i < UMOUNT_FILES; i++)
 			touch(&c, umount_name(name, sizeof(name), i));
 		atomic_store(&stop, false);
+		base = atomic_load(&c.lookups);
 		for (i = 0; i < READERS; i++)
 			start_thread(&readers[i], umount_reader_fn, &c);
 		/* Let the readers get going */
-		while (atomic_load(&c.lookups) < (rounds + 1) * 64)
+		while (atomic_load(&c.lookups) < base + 64)
 			sched_yield();
 		if (rounds % 2) {
 			must(&c, umount2(top, MNT_DETACH), "umount2", top);
@@ -644,11 +692,11 @@ static int umount_walks(void)
 		for (i = 0; i < READERS; i++)
 			pthread_join(readers[i], NULL);
 		rounds++;
-	} while (!expired(&start) && !atomic_load(&c.errors));
+	} while ((rounds < 4 || !expired(&start)) && !atomic_load(&c.errors));
 	printf("dcache-stress: umount during walks: ops=%lu busy=%u lookups=%lu errors=%lu\n",
 	       atomic_load(&c.ops), busy, atomic_load(&c.lookups),
 	       atomic_load(&c.errors));
-	return atomic_load(&c.errors) || rounds < 2;
+	return !!atomic_load(&c.errors);
 }
 
 static int make_it_fail(void)
@@ -715,6 +763,7 @@ int main(int argc, char **argv)
 	failed |= run("RENAME_WHITEOUT", whiteout_writer, "whiteout/t", NULL);
 	failed |= run("unlink of open files", unlink_open_writer,
 		      "unlink/kept", NULL);
+	failed |= run("many names", names_writer, "names/kept", NULL);
 	/* procfs answers ENOENT when it cannot allocate an inode */
 	if (!failslab)
 		failed |= run("/proc/<pid> churn", proc_writer, NULL, NULL);
