@@ -22,7 +22,8 @@
  *
  * --failslab runs the same cases with this process's slab allocations
  * failing (the caller sets up /sys/kernel/debug/failslab; the program
- * sets /proc/self/make-it-fail once its files exist): ENOMEM (and tmpfs's
+ * sets /proc/thread-self/make-it-fail in each thread while a case runs,
+ * not while it starts threads): ENOMEM (and tmpfs's
  * ENOSPC) is then an allowed answer, counted, and at least one must have
  * been injected, but a lost name is still a failure.  /proc/<pid> churn
  * is left out: procfs answers ENOENT when it cannot allocate an inode.
@@ -129,6 +130,33 @@ static void lookup_must(struct counts *c, const char *name)
 	fail(c, "stat", name);
 }
 
+/*
+ * With --failslab, fail this thread's slab allocations from now on, or
+ * stop.  Per thread, and off while threads are made: a clone() whose
+ * stack allocation fails warns (warn_alloc()), which is not the dcache's.
+ * Opening the file may fail too while it is on: try again.
+ */
+static void make_it_fail(bool on)
+{
+	int fd;
+
+	if (!failslab)
+		return;
+	for (;;) {
+		fd = open("/proc/thread-self/make-it-fail", O_WRONLY);
+		if (fd >= 0 && write(fd, on ? "1" : "0", 1) == 1) {
+			close(fd);
+			return;
+		}
+		if (fd >= 0)
+			close(fd);
+		if (errno != ENOMEM && errno != ENOSPC) {
+			perror("dcache-stress: make-it-fail");
+			exit(2);
+		}
+	}
+}
+
 struct reader {
 	pthread_t thread;
 	struct counts *c;
@@ -158,6 +186,7 @@ static void *reader_fn(void *arg)
 	struct reader *r = arg;
 	unsigned long n = 0;
 
+	make_it_fail(true);
 	while (!atomic_load(&stop))
 		for (int i = 0; i < 2 && r->names[i]; i++) {
 			if (++n % 16)
@@ -200,6 +229,7 @@ static int run(const char *what, void (*writer)(struct counts *),
 	}
 	clock_gettime(CLOCK_MONOTONIC, &end);
 	end.tv_sec += seconds;
+	make_it_fail(true);
 	do {
 		for (i = 0; i < 64; i++) {
 			writer(&c);
@@ -208,6 +238,7 @@ static int run(const char *what, void (*writer)(struct counts *),
 		clock_gettime(CLOCK_MONOTONIC, &now);
 	} while (now.tv_sec < end.tv_sec ||
 		 (now.tv_sec == end.tv_sec && now.tv_nsec < end.tv_nsec));
+	make_it_fail(false);
 	atomic_store(&stop, true);
 	for (i = 0; name0 && i < READERS; i++)
 		pthread_join(readers[i].thread, NULL);
@@ -699,18 +730,6 @@ static int umount_walks(void)
 	return !!atomic_load(&c.errors);
 }
 
-static int make_it_fail(void)
-{
-	int fd = open("/proc/self/make-it-fail", O_WRONLY);
-	int ret;
-
-	if (fd < 0)
-		return -1;
-	ret = write(fd, "1", 1) == 1 ? 0 : -1;
-	close(fd);
-	return ret;
-}
-
 int main(int argc, char **argv)
 {
 	const char *mode = "";
@@ -747,13 +766,8 @@ int main(int argc, char **argv)
 		perror("dcache-stress: setup");
 		return 2;
 	}
-	if (!strcmp(mode, "--failslab")) {
-		failslab = true;
-		if (make_it_fail() < 0) {
-			perror("dcache-stress: make-it-fail");
-			return 2;
-		}
-	}
+	/* Each case turns failslab on for its threads once they run */
+	failslab = !strcmp(mode, "--failslab");
 	failed |= run("rename over a target", replace_writer,
 		      "replace/t", NULL);
 	failed |= run("RENAME_EXCHANGE", exchange_writer,

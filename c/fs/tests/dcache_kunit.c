@@ -257,6 +257,53 @@ static void dcache_roots_splice(struct kunit *test)
 	dcache_test_unmount(test, mnt);
 }
 
+/*
+ * d_splice_alias() of a directory that is connected under another name
+ * (a rename done elsewhere, as a network filesystem finds it): the alias
+ * moves to the looked-up name (__d_unalias()), stored under its hash and
+ * not under the old one, with the entry the lookup reserved.
+ */
+static void dcache_unalias(struct kunit *test)
+{
+	DECLARE_WAIT_QUEUE_HEAD_ONSTACK(wq);
+	struct vfsmount *mnt = dcache_test_mount(test);
+	struct dentry *top = mnt->mnt_sb->s_root;
+	unsigned int old_hash = dcache_test_hash(top, "old");
+	unsigned int new_hash = dcache_test_hash(top, "new");
+	struct dentry *old, *dentry, *alias;
+	struct inode *dir;
+
+	dir = dcache_test_inode(test, mnt->mnt_sb, S_IFDIR | 0755);
+	old = d_alloc_name(top, "old");
+	KUNIT_ASSERT_NOT_NULL(test, old);
+	d_add(old, dir);
+	KUNIT_EXPECT_EQ(test, dcache_test_stored(old_hash, old), 1);
+
+	inode_lock_shared(d_inode(top));
+	dentry = dcache_test_in_lookup(test, top, "new", &wq);
+	alias = d_splice_alias(igrab(dir), dentry);
+	d_lookup_done(dentry);
+	inode_unlock_shared(d_inode(top));
+	KUNIT_EXPECT_PTR_EQ(test, alias, old);
+	KUNIT_EXPECT_STREQ(test, (const char *)old->d_name.name, "new");
+	KUNIT_EXPECT_FALSE(test, d_unhashed(old));
+	KUNIT_EXPECT_TRUE(test, dcache_test_owns(old));
+	KUNIT_EXPECT_PTR_EQ(test, dcache_test_lookup(top, "new"), old);
+	KUNIT_EXPECT_NULL(test, dcache_test_lookup(top, "old"));
+	KUNIT_EXPECT_EQ(test, dcache_test_stored(new_hash, old), 1);
+	KUNIT_EXPECT_EQ(test, dcache_test_stored(old_hash, old), 0);
+	/* the dentry that was looked up was left unhashed, its entry taken */
+	KUNIT_EXPECT_TRUE(test, d_unhashed(dentry));
+	KUNIT_EXPECT_FALSE(test, dcache_test_owns(dentry));
+	KUNIT_EXPECT_EQ(test, dcache_test_stored(new_hash, dentry), 0);
+
+	if (!IS_ERR_OR_NULL(alias))
+		dput(alias);
+	dput(dentry);
+	dput(old);
+	dcache_test_unmount(test, mnt);
+}
+
 /* d_move() over a hashed target: the moved dentry alone has the name */
 static void dcache_move_hashed(struct kunit *test)
 {
@@ -657,6 +704,7 @@ static struct kunit_case dcache_hash_cases[] = {
 	KUNIT_CASE(dcache_roots_drop),
 	KUNIT_CASE(dcache_roots_umount),
 	KUNIT_CASE(dcache_roots_splice),
+	KUNIT_CASE(dcache_unalias),
 	KUNIT_CASE(dcache_move_hashed),
 	KUNIT_CASE(dcache_move_unhashed),
 	KUNIT_CASE(dcache_exchange),
