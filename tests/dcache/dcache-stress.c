@@ -134,26 +134,27 @@ static void lookup_must(struct counts *c, const char *name)
  * With --failslab, fail this thread's slab allocations from now on, or
  * stop.  Per thread, and off while threads are made: a clone() whose
  * stack allocation fails warns (warn_alloc()), which is not the dcache's.
- * Opening the file may fail too while it is on: try again.
+ * The file is opened once, while injection is off (under it, procfs may
+ * answer ENOENT for an inode it cannot allocate), and kept: writing it
+ * allocates nothing.
  */
+static __thread int make_it_fail_fd = -1;
+
 static void make_it_fail(bool on)
 {
-	int fd;
-
 	if (!failslab)
 		return;
-	for (;;) {
-		fd = open("/proc/thread-self/make-it-fail", O_WRONLY);
-		if (fd >= 0 && write(fd, on ? "1" : "0", 1) == 1) {
-			close(fd);
-			return;
-		}
-		if (fd >= 0)
-			close(fd);
-		if (errno != ENOMEM && errno != ENOSPC) {
+	if (make_it_fail_fd < 0) {
+		make_it_fail_fd = open("/proc/thread-self/make-it-fail",
+				       O_WRONLY | O_CLOEXEC);
+		if (make_it_fail_fd < 0) {
 			perror("dcache-stress: make-it-fail");
 			exit(2);
 		}
+	}
+	if (write(make_it_fail_fd, on ? "1" : "0", 1) != 1) {
+		perror("dcache-stress: make-it-fail");
+		exit(2);
 	}
 }
 
@@ -194,6 +195,8 @@ static void *reader_fn(void *arg)
 			else
 				mkdir_must_fail(r->c, r->names[i]);
 		}
+	if (make_it_fail_fd >= 0)
+		close(make_it_fail_fd);
 	return NULL;
 }
 
