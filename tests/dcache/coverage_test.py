@@ -64,14 +64,10 @@ def main():
 		 False),
 	]
 	bad = 0
-	for name, lines, ok in paths:
-		_, problems = coverage.check_paths(coverage.parse_lines(lines))
-		if (not problems) != ok:
-			print('coverage_test: %s: expected %s, got %s' %
-			      (name, 'pass' if ok else 'failure', problems or 'pass'))
-			bad = 1
-	for name, lines, ok in cases:
-		_, problems = coverage.check(coverage.parse(lines))
+	runs = [(coverage.check_paths, coverage.parse_lines, c) for c in paths]
+	runs += [(coverage.check, coverage.parse, c) for c in cases]
+	for judge, parse, (name, lines, ok) in runs:
+		_, problems = judge(parse(lines))
 		if (not problems) != ok:
 			print('coverage_test: %s: expected %s, got %s' %
 			      (name, 'pass' if ok else 'failure', problems or 'pass'))

@@ -566,20 +566,8 @@ static int handles(void)
 		struct named *n = &names[i];
 		unsigned int d = i / 4;
 
-		switch (i % 4) {
-		case 0:
-			snprintf(n->path, sizeof(n->path), "d%u", d);
-			break;
-		case 1:
-			snprintf(n->path, sizeof(n->path), "d%u/s", d);
-			break;
-		case 2:
-			snprintf(n->path, sizeof(n->path), "d%u/s/t", d);
-			break;
-		case 3:
-			snprintf(n->path, sizeof(n->path), "d%u/s/t/f", d);
-			break;
-		}
+		snprintf(n->path, sizeof(n->path), "d%u%s", d,
+			 (const char *const[]){ "", "/s", "/s/t", "/s/t/f" }[i % 4]);
 		n->dir = i % 4 != 3;
 		if (n->dir ? mkdir(n->path, 0700) < 0 : !touch(&c, n->path)) {
 			perror(n->path);
