@@ -37,8 +37,12 @@ KUNIT_ARM64_CONFIGS := tests/kunit/base.config tests/kunit/rosebush.config \
 		       tests/kunit/debug.config
 # The KCSAN configuration: the same suites under the concurrency sanitizer.
 # KCSAN excludes KASAN, so kcsan.config takes the place of debug.config.
+# It is also the preemptible build (preempt.config: PREEMPT without
+# PREEMPT_DYNAMIC), with the sample built, so that the Rust code is built
+# where cond_resched() has no out-of-line function.
 KUNIT_KCSAN_CONFIGS := tests/kunit/base.config tests/kunit/rosebush.config \
-		       tests/kunit/dcache.config tests/kunit/kcsan.config
+		       tests/kunit/sample.config tests/kunit/dcache.config \
+		       tests/kunit/kcsan.config tests/kunit/preempt.config
 # Suites that must run and pass for `make qemu-kcsan` to pass (Rust stays
 # on under KCSAN in 6.12: see kcsan.config).
 KUNIT_KCSAN_SUITES := rosebush rust_doctests_kernel dcache_hash

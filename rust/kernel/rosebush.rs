@@ -85,7 +85,7 @@
 //! }
 //!
 //! let writer = shared.clone();
-//! workqueue::system().try_spawn(GFP_KERNEL, move || {
+//! workqueue::system_unbound().try_spawn(GFP_KERNEL, move || {
 //!     let mut round = 0u64;
 //!     // At least 100 rounds, and until the reader has looked at 2000 values.
 //!     while (round < 100 || writer.seen.load(Ordering::Relaxed) < 2000) && round < 100_000 {
@@ -96,16 +96,24 @@
 //!             }
 //!         }
 //!         writer.map.remove(&(4 + (round % 4) as u32));
+//!         writer.rounds.store(round as usize, Ordering::Relaxed);
+//!         writer.changed.notify_all();
 //!     }
-//!     writer.rounds.store(round as usize, Ordering::Relaxed);
 //!     writer.done.store(true, Ordering::Release);
 //!     *writer.finished.lock() = true;
 //!     writer.changed.notify_all();
 //! })?;
 //!
-//! // This task reads, so that KASAN reports fail the test.
-//! let (mut torn, mut missing) = (0, 0);
+//! // This task reads, once in each of the writer's rounds, so that KASAN reports fail the test.
+//! let (mut torn, mut missing, mut read_in) = (0, 0, usize::MAX);
 //! while !shared.done.load(Ordering::Acquire) {
+//!     // Sleep until the writer has begun another round: so it runs on any kernel.
+//!     let mut finished = shared.finished.lock();
+//!     while !*finished && shared.rounds.load(Ordering::Relaxed) == read_in {
+//!         shared.changed.wait(&mut finished);
+//!     }
+//!     drop(finished);
+//!     read_in = shared.rounds.load(Ordering::Relaxed);
 //!     let guard = rcu::read_lock();
 //!     for key in 0..8 {
 //!         match shared.map.get(&key, &guard) {
@@ -125,8 +133,6 @@
 //!         }
 //!     }
 //!     drop(guard);
-//!     // SAFETY: called outside any lock and RCU read-side critical section.
-//!     unsafe { kernel::bindings::__cond_resched() };
 //! }
 //! let mut finished = shared.finished.lock();
 //! while !*finished {
@@ -368,16 +374,28 @@ impl<T: 'static> Drop for RcuBox<T> {
 /// the rosebush while it runs, and must not wait for itself.
 ///
 /// ```
-/// use core::sync::atomic::{AtomicBool, Ordering};
-/// use kernel::{rosebush::{RcuBox, Rosebush}, sync::Arc, time::Ktime};
+/// use kernel::{
+///     new_condvar, new_mutex,
+///     rosebush::{RcuBox, Rosebush},
+///     sync::{Arc, CondVar, Mutex},
+/// };
 ///
-/// static OWNER_DROPPED: AtomicBool = AtomicBool::new(false);
+/// /// Whether the owner has been dropped.
+/// #[pin_data]
+/// struct Dropped {
+///     #[pin]
+///     done: Mutex<bool>,
+///     #[pin]
+///     changed: CondVar,
+/// }
 ///
-/// struct Flag;
+/// /// Sets `Dropped::done` when the owner is dropped.
+/// struct Flag(Arc<Dropped>);
 ///
 /// impl Drop for Flag {
 ///     fn drop(&mut self) {
-///         OWNER_DROPPED.store(true, Ordering::Release);
+///         *self.0.done.lock() = true;
+///         self.0.changed.notify_all();
 ///     }
 /// }
 ///
@@ -388,10 +406,18 @@ impl<T: 'static> Drop for RcuBox<T> {
 ///     _flag: Flag,
 /// }
 ///
+/// let dropped = Arc::pin_init(
+///     pin_init!(Dropped {
+///         done <- new_mutex!(false),
+///         changed <- new_condvar!(),
+///     }),
+///     GFP_KERNEL,
+/// )?;
+/// let flag = Flag(dropped.clone());
 /// let owner = Arc::pin_init(
 ///     pin_init!(Owner {
 ///         rb <- Rosebush::new(),
-///         _flag: Flag,
+///         _flag: flag,
 ///     }),
 ///     GFP_KERNEL,
 /// )?;
@@ -401,14 +427,12 @@ impl<T: 'static> Drop for RcuBox<T> {
 ///     assert!(locked.remove_current());
 /// }
 /// drop(locked);
-/// // Now only the doomed value holds the owner.
+/// // Now only the doomed value holds the owner: the reaper drops it, rosebush included.
 /// drop(owner);
-/// let start = Ktime::ktime_get();
-/// while !OWNER_DROPPED.load(Ordering::Acquire) && (Ktime::ktime_get() - start).to_ms() < 5000 {
-///     // SAFETY: called outside any lock and RCU read-side critical section.
-///     unsafe { kernel::bindings::__cond_resched() };
+/// let mut done = dropped.done.lock();
+/// while !*done {
+///     dropped.changed.wait(&mut done);
 /// }
-/// assert!(OWNER_DROPPED.load(Ordering::Acquire));
 /// # Ok::<(), Error>(())
 /// ```
 #[pin_data(PinnedDrop)]

@@ -9,15 +9,15 @@
 
 use core::{
     fmt::{self, Write},
-    sync::atomic::{AtomicBool, AtomicUsize, Ordering},
+    sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering},
 };
 use kernel::{
-    bindings, new_condvar, new_mutex,
+    new_condvar, new_mutex, new_work,
     prelude::*,
     rosebush::Map,
     sync::{rcu, Arc, CondVar, Mutex},
     time::Ktime,
-    workqueue,
+    workqueue::{self, impl_has_work, Work, WorkItem},
 };
 
 module! {
@@ -136,6 +136,9 @@ impl kernel::Module for RustRosebush {
 /// Operations each writer of [`measure_writers`] makes in each phase.
 const WRITER_OPS: u32 = 2000;
 
+/// Lookups the reader of [`measure_writers`] makes each time it runs.
+const READ_BATCH: u32 = 64;
+
 /// What [`measure_writers`] shares with the tasks it starts.
 #[pin_data]
 struct Bench {
@@ -143,15 +146,57 @@ struct Bench {
     map: Map<u32, u64>,
     stop: AtomicBool,
     lookups: AtomicUsize,
+    /// Where the reader's sequence of keys has got to.
+    read_from: AtomicU32,
     /// The nanoseconds of each writer's insert, replace and remove phases, and how many tasks
     /// have finished.
     #[pin]
     results: Mutex<([[i64; 3]; 2], u32)>,
     #[pin]
     changed: CondVar,
+    /// The reader, which queues itself again after each batch of lookups.
+    #[pin]
+    reader: Work<Bench>,
+}
+
+impl_has_work! {
+    impl HasWork<Self> for Bench { self.reader }
+}
+
+impl WorkItem for Bench {
+    type Pointer = Arc<Bench>;
+
+    /// Looks up `READ_BATCH` keys under one RCU guard, then queues itself again until told to
+    /// stop: the workqueue may then run other work, on any kernel, and its worker reschedules.
+    fn run(this: Arc<Bench>) {
+        if this.stop.load(Ordering::Acquire) {
+            this.finished();
+            return;
+        }
+        let mut i = this.read_from.load(Ordering::Relaxed);
+        let guard = rcu::read_lock();
+        for _ in 0..READ_BATCH {
+            i = i.wrapping_add(0x9e37_79b9);
+            let _ = this.map.get(&(((i & 1) << 24) | (i % WRITER_OPS)), &guard);
+        }
+        drop(guard);
+        this.read_from.store(i, Ordering::Relaxed);
+        this.lookups.fetch_add(READ_BATCH as usize, Ordering::Relaxed);
+        // Cannot fail: a work item that runs is not queued.
+        if let Err(this) = workqueue::system_unbound().enqueue(this) {
+            this.finished();
+        }
+    }
 }
 
 impl Bench {
+    /// Counts a task finished.
+    fn finished(&self) {
+        let mut results = self.results.lock();
+        results.1 += 1;
+        self.changed.notify_all();
+    }
+
     /// Inserts, replaces and removes `WRITER_OPS` keys of its own, timing each phase; counts
     /// itself finished whatever happens.
     fn write(&self, id: usize) -> Result {
@@ -200,31 +245,17 @@ fn measure_writers(writers: usize) -> Result {
             map <- Map::new(),
             stop: AtomicBool::new(false),
             lookups: AtomicUsize::new(0),
+            read_from: AtomicU32::new(0),
             results <- new_mutex!(([[0; 3]; 2], 0)),
             changed <- new_condvar!(),
+            reader <- new_work!("Bench::reader"),
         }),
         GFP_KERNEL,
     )?;
-    let reader = bench.clone();
-    workqueue::system_unbound().try_spawn(GFP_KERNEL, move || {
-        let mut i = 0u32;
-        while !reader.stop.load(Ordering::Acquire) {
-            let guard = rcu::read_lock();
-            for _ in 0..64 {
-                i = i.wrapping_add(0x9e37_79b9);
-                let _ = reader
-                    .map
-                    .get(&(((i & 1) << 24) | (i % WRITER_OPS)), &guard);
-            }
-            drop(guard);
-            reader.lookups.fetch_add(64, Ordering::Relaxed);
-            // SAFETY: called outside any lock and RCU read-side critical section.
-            unsafe { bindings::__cond_resched() };
-        }
-        let mut results = reader.results.lock();
-        results.1 += 1;
-        reader.changed.notify_all();
-    })?;
+    // Cannot fail: the work item is new.
+    if workqueue::system_unbound().enqueue(bench.clone()).is_err() {
+        return Err(EBUSY);
+    }
     if writers > 1 {
         let second = bench.clone();
         let spawned = workqueue::system_unbound().try_spawn(GFP_KERNEL, move || {
