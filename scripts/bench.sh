@@ -96,7 +96,8 @@ misses() {
 	# One callgrind per size, side by side: each is one thread.
 	for n in "${sizes[@]}"; do
 		valgrind --tool=callgrind --instr-atstart=no --collect-atstart=no \
-			"${cachesim[@]}" --callgrind-out-file="$dir/callgrind.$n" \
+			"${cachesim[@]}" --dump-instr=yes \
+			--callgrind-out-file="$dir/callgrind.$n" \
 			"$dir/rosebush-bench" misses="$n" ops=$ops warmup=$warmup \
 			>"$dir/misses-$n.log" 2>&1 &
 		pids+=($!)
@@ -105,8 +106,11 @@ misses() {
 		wait "${pids[$n]}" || { rc=$?; cat "$dir/misses-${sizes[$n]}.log" >&2; }
 	done
 	[ "$rc" = 0 ] || { echo "bench: callgrind failed" >&2; exit 1; }
-	python3 "$top/tests/bench/misses.py" "$ops" "$dir" "${sizes[@]}" |
-		tee "$dir/misses.txt"
+	{
+		python3 "$top/tests/bench/misses.py" "$ops" "$dir" "${sizes[@]}"
+		python3 "$top/tests/bench/budget.py" "$ops" "$dir/rosebush-bench" \
+			"$dir" "${sizes[@]}"
+	} | tee "$dir/misses.txt"
 }
 
 holds() {

@@ -262,7 +262,8 @@ class Test:
 def function_lines(path, func):
     lines = open(path).read().split('\n')
     for i, l in enumerate(lines):
-        if (re.match(r'^[a-z_].*\b' + re.escape(func) + r'\(', l)
+        # The name opens the line when the type is on the line above
+        if (re.match(r'^(?:[a-z_].*\b)?' + re.escape(func) + r'\(', l)
                 and not l.rstrip().endswith(';')):
             for j in range(i, len(lines)):
                 if lines[j] == '}':

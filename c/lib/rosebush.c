@@ -24,7 +24,7 @@
 #include <linux/string.h>
 #include <linux/workqueue.h>
 
-/* The bucket format is in <linux/rosebush.h>, for rbh_next(). */
+/* The bucket format is in <linux/rosebush.h>, for rbh_first(). */
 static_assert(sizeof(struct rbh_bucket) == RBH_BUCKET_SIZE);
 static_assert(RBH_ENTRIES >= 8 && RBH_ENTRIES <= RBH_MAX_ENTRIES);
 static_assert(RBH_GROUPS == 4 || RBH_GROUPS == 8);
@@ -111,20 +111,37 @@ static_assert(RBH_HEAD_GROUP * RBH_GROUP_SIZE < sizeof(struct rbh_bucket_head) &
  * a deeper table cannot be allocated.
  */
 #define RBH_MAX_DEPTH		ilog2(INT_MAX / sizeof(void *))
-#define RBH_MIN_TABLE_BYTES	(RBH_DEPTH_MASK + 1)
+#define RBH_MIN_TABLE_BYTES	(RBH_SHIFT_MASK + 1)
 
 /*
  * The table word.  rbh->rbh_table holds the address of the table of
  * bucket pointers, which is at least 32 bytes and naturally aligned, with
- * the table's depth D in the low five bits; the table has 2^D slots.
- * Reading one word gives the table and its size together.  rbh_untag()
- * is in <linux/rosebush.h>.
+ * 32 - D in the low five bits, where D is the table's depth, from 1 (the
+ * first table) to RBH_MAX_DEPTH: the table has 2^D slots, and a key's
+ * slot is the key shifted right by 32 - D.
+ * Reading one word gives the table and its size together, and a lookup
+ * needs no arithmetic to index it.  rbh_untag() is in <linux/rosebush.h>.
  */
 static struct rbh_table *rbh_tag(struct rbh_bucket __rcu **table,
 				 unsigned int depth)
 {
-	return (struct rbh_table *)((unsigned long)table | depth);
+	return (struct rbh_table *)((unsigned long)table | (32 - depth));
 }
+
+/*
+ * A rosebush with no table has RBH_NO_TABLE for its table word: this
+ * table, whose slots point at one bucket of zeroes, which nobody writes.
+ * A lookup that reaches it finds no key but 0, whose entries hold NULL,
+ * as reservations do, and so finds nothing, without testing for the
+ * table; writers see no table (rbh_table_word(), rbh_untag()).
+ */
+static const struct rbh_bucket rbh_empty_bucket;
+struct rbh_bucket __rcu *const rbh_empty_table[RBH_MIN_TABLE_BYTES / sizeof(void *)]
+	__aligned(RBH_MIN_TABLE_BYTES) = {
+	[0 ... RBH_MIN_TABLE_BYTES / sizeof(void *) - 1] =
+		(struct rbh_bucket __force __rcu *)&rbh_empty_bucket,
+};
+EXPORT_SYMBOL_GPL(rbh_empty_table);
 
 /* Bit @d of @key, counting from the top. */
 static unsigned int rbh_bit(u32 key, unsigned int d)
@@ -354,14 +371,20 @@ static void rbh_spares_free(struct rbh_spares *spares)
 static struct rbh_table *rbh_table_word(const struct rbh *rbh)
 {
 	/* Pairs with rcu_assign_pointer() in rbh_publish_table() */
-	return rcu_dereference_check(rbh->rbh_table,
-				     lockdep_is_held(&rbh->rbh_resize_lock));
+	struct rbh_table *tagged = rcu_dereference_check(rbh->rbh_table,
+				lockdep_is_held(&rbh->rbh_resize_lock));
+
+	return tagged == (__force struct rbh_table *)RBH_NO_TABLE ? NULL :
+								     tagged;
 }
 
 /* The table word, for its depth or to test for a table only */
 static struct rbh_table *rbh_table_peek(const struct rbh *rbh)
 {
-	return rcu_access_pointer(rbh->rbh_table);
+	struct rbh_table *tagged = rcu_access_pointer(rbh->rbh_table);
+
+	return tagged == (__force struct rbh_table *)RBH_NO_TABLE ? NULL :
+								     tagged;
 }
 
 static struct rbh_bucket __rcu **rbh_table_locked(struct rbh *rbh,
@@ -376,7 +399,7 @@ static void rbh_publish_table(struct rbh *rbh,
 			      struct rbh_bucket __rcu **table,
 			      unsigned int depth)
 {
-	/* Pairs with rcu_dereference() in rbh_table_word() and rbh_next() */
+	/* Pairs with rcu_dereference() in rbh_table_word() and rbh_first() */
 	rcu_assign_pointer(rbh->rbh_table, rbh_tag(table, depth));
 }
 
@@ -400,7 +423,7 @@ static void rbh_set_slot(struct rbh *rbh, struct rbh_bucket __rcu **table,
 	 */
 	rbh_table_locked(rbh, &depth);
 	WARN_ON_ONCE(bucket->h.depth < rbh_min_depth(depth));
-	/* Pairs with rbh_dereference() of the slot in rbh_next() */
+	/* Pairs with rbh_dereference() of the slot in rbh_first() */
 	rcu_assign_pointer(table[i], bucket);
 	if (!next || i >= rbh->rbh_future_copied)
 		return;
@@ -522,13 +545,13 @@ static struct rbh_bucket *rbh_chain_locked(struct rbh_bucket *primary,
 /*
  * Store an entry.  Readers load the key, then (with smp_rmb() between)
  * the pointer, so the pointer must be in place before the key is: this
- * release pairs with the smp_rmb() after a matching key in rbh_next().
+ * release pairs with the smp_rmb() after a matching key in a walk.
  */
 static void rbh_set_entry(struct rbh_bucket *bucket, unsigned int g,
 			  unsigned int i, u32 key, void *p)
 {
 	RCU_INIT_POINTER(rbh_slots(bucket, g)[i], p);
-	/* Pairs with smp_rmb() after a matching key in rbh_next() */
+	/* Pairs with smp_rmb() after a matching key in a walk */
 	smp_store_release(&rbh_keys(bucket, g)[i], key);
 	WRITE_ONCE(bucket->h.count, bucket->h.count + 1);
 }
@@ -2699,7 +2722,7 @@ int rbh_use(struct rbh *rbh, u32 hash, void *p)
 		return -ENOENT;
 	}
 	if (rbh_find_entry(primary, key, NULL, &pos)) {
-		/* Pairs with rbh_dereference() in rbh_next() */
+		/* Pairs with rbh_dereference() of the slot in a walk */
 		rcu_assign_pointer(rbh_slots(pos.bucket, pos.group)[pos.index], p);
 		rbh_changed(primary);
 		err = 0;
@@ -2711,21 +2734,39 @@ int rbh_use(struct rbh *rbh, u32 hash, void *p)
 EXPORT_SYMBOL_GPL(rbh_use);
 
 /*
- * The next pointer under the iterator's key in group @g of @bucket, from
- * entry rbhi->index on; the loop compares keys in registers and writes
- * the iterator only when it returns a pointer.
+ * A bit for each entry of group @g of @bucket that holds @key, compared
+ * as rbh_group_match() compares a whole group's.
  */
-static __always_inline void *rbh_next_in_group(struct rbh_iter *rbhi,
-					       struct rbh_bucket *bucket,
-					       unsigned int g)
+static __always_inline unsigned int rbh_match(struct rbh_bucket *bucket,
+					      unsigned int g, u32 key)
 {
-	u32 *keys = rbh_keys(bucket, g), key = rbhi->key;
-	unsigned int i;
+	u32 *keys = rbh_keys(bucket, g);
+	unsigned int i, match = 0;
+
+	if (g > RBH_HEAD_GROUP) {
+		for (i = 0; i < RBH_GROUP_MAX; i++)
+			match |= (unsigned int)(READ_ONCE(keys[i]) == key) << i;
+	} else if (g == RBH_HEAD_GROUP) {
+		for (i = 0; i < RBH_HEAD_ENTRIES; i++)
+			match |= (unsigned int)(READ_ONCE(keys[i]) == key) << i;
+	}
+	return match;
+}
+
+/*
+ * The first pointer under @key in group @g of @bucket from entry *@index
+ * on, which moves *@index past it.
+ */
+static __always_inline void *rbh_group_next(struct rbh_bucket *bucket,
+					    unsigned int g, u32 key,
+					    unsigned int *index)
+{
+	unsigned int i, match;
 	void *p;
 
-	for (i = rbhi->index; i < rbh_group_entries(g); i++) {
-		if (READ_ONCE(keys[i]) != key)
-			continue;
+	match = rbh_match(bucket, g, key) & (~0U << *index);
+	for (; match; match &= match - 1) {
+		i = __ffs(match);
 		/*
 		 * Read the pointer after its key.  Pairs with
 		 * smp_store_release() in rbh_set_entry().
@@ -2733,7 +2774,7 @@ static __always_inline void *rbh_next_in_group(struct rbh_iter *rbhi,
 		smp_rmb();
 		p = rbh_dereference(rbh_slots(bucket, g)[i]);
 		if (p) {
-			rbhi->index = i + 1;
+			*index = i + 1;
 			return p;
 		}
 	}
@@ -2741,67 +2782,149 @@ static __always_inline void *rbh_next_in_group(struct rbh_iter *rbhi,
 }
 
 /*
- * Go on with an iteration from where rbh_next() or rbh_iter_lock() left
- * it: the rest of the home group (step 0), the destinations its filter
- * names (steps 1 to RBH_GROUPS - 1, group home ^ step), then the chain if
- * the filter names it (step = group, in each overflow bucket).
+ * The first pointer under @key in the groups of @bucket that @dests names
+ * (its home group @home's filter bits for @key, shifted down), from step
+ * *@step and entry *@index on, which move past it.
  */
-static void *rbh_walk_on(struct rbh_iter *rbhi)
+static __always_inline void *rbh_dests_next(struct rbh_bucket *bucket,
+					    u32 key, unsigned int home,
+					    unsigned int dests,
+					    unsigned int *step,
+					    unsigned int *index)
 {
-	struct rbh_bucket *bucket = rbhi->bucket;
-	unsigned int home;
+	unsigned int left;
 	void *p;
 
-	if (!rbhi->in_chain) {
-		home = rbh_home(rbhi->key);
-		if (!rbhi->step) {
-			p = rbh_next_in_group(rbhi, bucket, home);
+	/* The groups left to walk, each by the lowest bit of its field */
+	left = dests & ~BIT(RBH_CHAIN_DEST * RBH_FILTER_BITS) &
+	       -BIT((*step - 1) * RBH_FILTER_BITS);
+	for (; left; left &= left - 1, *index = 0) {
+		*step = __ffs(left) / RBH_FILTER_BITS + 1;
+		p = rbh_group_next(bucket, home ^ *step, key, index);
+		if (p)
+			return p;
+	}
+	*step = RBH_GROUPS;
+	return NULL;
+}
+
+/*
+ * The steps of a walk of the chain: RBH_STEP_CHAIN + g is group g of an
+ * overflow bucket.
+ */
+#define RBH_STEP_CHAIN		RBH_GROUPS
+static_assert(RBH_STEP_CHAIN + RBH_GROUPS < RBH_ITER_DONE);
+
+/*
+ * Go on with a walk from where rbh_first() or rbh_iter_lock() left it:
+ * the rest of the home group (step 0), the destinations its filter names
+ * for the key (steps 1 to RBH_GROUPS - 1, group home ^ step), then the
+ * chain if the filter names it (RBH_STEP_CHAIN + g for group g, in each
+ * overflow bucket).  The walk runs in registers and writes the iterator
+ * back when it returns a pointer.
+ */
+static noinline void *rbh_walk_on(struct rbh_iter *rbhi)
+{
+	unsigned int step = rbhi->step, index = rbhi->index, home;
+	struct rbh_bucket *bucket = rbhi->bucket;
+	u32 key = rbhi->key;
+	void *p;
+
+	if (step < RBH_STEP_CHAIN) {
+		home = rbh_home(key);
+		if (!step) {
+			p = rbh_group_next(bucket, home, key, &index);
 			if (p)
-				return p;
-			rbhi->filter = READ_ONCE(*rbh_filter(bucket, home));
-			rbhi->step = 1;
-			rbhi->index = 0;
+				goto found;
+			rbhi->dests = (READ_ONCE(*rbh_filter(bucket, home)) >>
+				       rbh_filter_shift(key)) & RBH_FILTER_LOW;
+			step = 1;
+			index = 0;
 		}
-		for (; rbhi->step < RBH_GROUPS; rbhi->step++, rbhi->index = 0) {
-			if (!(rbhi->filter &
-			      rbh_filter_bit(rbhi->key, rbhi->step - 1)))
-				continue;
-			p = rbh_next_in_group(rbhi, bucket, home ^ rbhi->step);
-			if (p)
-				return p;
-		}
-		if (!(rbhi->filter & rbh_filter_bit(rbhi->key, RBH_CHAIN_DEST)))
+		p = rbh_dests_next(bucket, key, home, rbhi->dests, &step,
+				   &index);
+		if (p)
+			goto found;
+		if (!(rbhi->dests & BIT(RBH_CHAIN_DEST * RBH_FILTER_BITS)))
 			goto done;
-		rbhi->in_chain = true;
+		/* Past the primary bucket's last group: on to the chain */
+		step = RBH_STEP_CHAIN + RBH_GROUPS;
 	}
 
 	for (;;) {
-		for (; rbhi->step < RBH_GROUPS; rbhi->step++, rbhi->index = 0) {
-			p = rbh_next_in_group(rbhi, bucket, rbhi->step);
+		for (; step < RBH_STEP_CHAIN + RBH_GROUPS; step++, index = 0) {
+			p = rbh_group_next(bucket, step - RBH_STEP_CHAIN, key,
+					   &index);
 			if (p)
-				return p;
+				goto found;
 		}
 		bucket = rbh_dereference(bucket->h.chain);
 		if (!bucket)
 			goto done;
-		rbhi->bucket = bucket;
-		rbhi->step = RBH_HEAD_GROUP;
-		rbhi->index = 0;
+		step = RBH_STEP_CHAIN + RBH_HEAD_GROUP;
+		index = 0;
 	}
+found:
+	rbhi->bucket = bucket;
+	rbhi->step = step;
+	rbhi->index = index;
+	return p;
 done:
 	rbhi->step = RBH_ITER_DONE;
 	return NULL;
 }
 
-/* What rbh_next() does not do inline: see there. */
-void *__rbh_next(struct rbh_iter *rbhi)
+/*
+ * What rbh_first() does not do inline: walk the other groups of @bucket
+ * that @key's home group names in its filter, whose bits for @key are
+ * @dests (shifted down, not 0), then its chain if they name it.
+ */
+void *__rbh_first(struct rbh_iter *rbhi, struct rbh_bucket *bucket, u32 key,
+		  unsigned int dests)
+{
+	unsigned int step = 1, index = 0;
+	void *p;
+
+	rbhi->key = key;
+	rbhi->bucket = bucket;
+	rbhi->dests = dests;
+	p = rbh_dests_next(bucket, key, rbh_home(key), dests, &step, &index);
+	rbhi->index = index;
+	rbhi->step = step;
+	if (likely(p))
+		return p;
+	if (!(dests & BIT(RBH_CHAIN_DEST * RBH_FILTER_BITS)))
+		return NULL;
+	return rbh_walk_on(rbhi);
+}
+EXPORT_SYMBOL_GPL(__rbh_first);
+
+/**
+ * rbh_next() - Return the next pointer stored under the walk's hash.
+ * @rbhi: The iterator, started by rbh_first() or rbh_iter_lock().
+ *
+ * What rbh_first() promises of a walk holds for the pointers rbh_next()
+ * returns too.  In a locked walk (rbh_iter_lock()), the first call returns
+ * the first pointer, and the pointers returned are exactly those stored
+ * under the hash, and maybe some stored under other hashes.  Once it has
+ * returned NULL, or rbh_first() has, the walk is over: do not call it
+ * again.
+ *
+ * Context: RCU read lock held (any flavour), or the walk was locked with
+ * rbh_iter_lock().  Does not sleep.
+ * Return: The next pointer, or NULL when there are no more.
+ */
+void *rbh_next(struct rbh_iter *rbhi)
 {
 	RCU_LOCKDEP_WARN(!rcu_read_lock_any_held(), "iteration without the RCU read lock");
 	if (rbhi->step == RBH_ITER_DONE)
 		return NULL;
+	/* Neither rbh_first() nor rbh_iter_lock() started the walk */
+	if (WARN_ON_ONCE(!rbhi->bucket))
+		return NULL;
 	return rbh_walk_on(rbhi);
 }
-EXPORT_SYMBOL_GPL(__rbh_next);
+EXPORT_SYMBOL_GPL(rbh_next);
 
 /*
  * A rosebush with no table has no bucket to lock: take the resize lock,
@@ -2864,7 +2987,6 @@ void rbh_iter_lock(struct rbh_iter *rbhi)
 	rbhi->bucket = rbhi->locked;
 	rbhi->step = rbhi->locked ? 0 : RBH_ITER_DONE;
 	rbhi->index = 0;
-	rbhi->in_chain = false;
 	rbhi->removed = false;
 }
 EXPORT_SYMBOL_GPL(rbh_iter_lock);
@@ -2880,11 +3002,12 @@ static bool rbh_iter_pos(struct rbh_iter *rbhi, void *p, struct rbh_pos *pos)
 
 	pos->bucket = rbhi->bucket;
 	if (WARN_ON_ONCE(!rbhi->locked || !pos->bucket || !rbhi->index ||
-			 rbhi->step >= RBH_GROUPS))
+			 rbhi->step >= RBH_STEP_CHAIN + RBH_GROUPS))
 		return false;
 	lockdep_assert_held(&rbhi->locked->h.lock);
-	pos->group = rbhi->in_chain ? rbhi->step :
-				      rbh_home(rbhi->key) ^ rbhi->step;
+	pos->group = rbhi->step >= RBH_STEP_CHAIN ?
+		     rbhi->step - RBH_STEP_CHAIN :
+		     rbh_home(rbhi->key) ^ rbhi->step;
 	pos->index = rbhi->index - 1;
 	stored = rcu_access_pointer(rbh_slots(pos->bucket, pos->group)[pos->index]);
 	return !WARN_ON_ONCE(rbh_keys(pos->bucket, pos->group)[pos->index] != rbhi->key ||
@@ -2938,7 +3061,7 @@ bool rbh_iter_replace(struct rbh_iter *rbhi, void *p, void *new)
 
 	if (WARN_ON_ONCE(!new) || !rbh_iter_pos(rbhi, p, &pos))
 		return false;
-	/* Pairs with rbh_dereference() in rbh_next() */
+	/* Pairs with rbh_dereference() of the slot in a walk */
 	rcu_assign_pointer(rbh_slots(pos.bucket, pos.group)[pos.index], new);
 	rbh_changed(rbhi->locked);
 	return true;
@@ -2974,7 +3097,7 @@ int rbh_iter_use(struct rbh_iter *rbhi, void *p)
 	lockdep_assert_held(&rbhi->locked->h.lock);
 	if (!rbh_find_entry(rbhi->locked, rbhi->key, NULL, &pos))
 		return -ENOENT;
-	/* Pairs with rbh_dereference() in rbh_next() */
+	/* Pairs with rbh_dereference() of the slot in a walk */
 	rcu_assign_pointer(rbh_slots(pos.bucket, pos.group)[pos.index], p);
 	rbh_changed(rbhi->locked);
 	return 0;
@@ -3040,6 +3163,7 @@ void __rbh_init(struct rbh *rbh, unsigned int flags,
 		struct rbh_lock_keys *keys)
 {
 	memset(rbh, 0, sizeof(*rbh));
+	RCU_INIT_POINTER(rbh->rbh_table, RBH_NO_TABLE);
 	WARN_ON_ONCE(flags & ~RBH_VALID_FLAGS);
 	rbh->rbh_flags = flags & RBH_VALID_FLAGS;
 	if (flags & RBH_ACCOUNT)

@@ -145,7 +145,7 @@ static struct rbh_stats *rbh_test_stats_alloc(struct kunit *test)
  */
 static void rbh_test_settle(struct rbh *rbh)
 {
-	if (rcu_access_pointer(rbh->rbh_table))
+	if (rcu_access_pointer(rbh->rbh_table) != RBH_NO_TABLE)
 		flush_work(&rbh->rbh_shrink_work);
 }
 
@@ -157,7 +157,8 @@ static void rbh_test_settle(struct rbh *rbh)
  */
 static void rbh_test_shrink_off(struct kunit *test, struct rbh *rbh)
 {
-	KUNIT_ASSERT_NOT_NULL(test, rcu_access_pointer(rbh->rbh_table));
+	KUNIT_ASSERT_PTR_NE(test, rcu_access_pointer(rbh->rbh_table),
+			    RBH_NO_TABLE);
 	disable_work_sync(&rbh->rbh_shrink_work);
 }
 
@@ -280,12 +281,13 @@ static void rbh_test_print_stats(struct kunit *test, const char *what,
 static unsigned long rbh_test_count(struct rbh *rbh, u32 hash, const void *p,
 				    unsigned long *total)
 {
-	RBH_ITER(iter, rbh, hash);
 	unsigned long n = 0, all = 0;
+	struct rbh_iter iter;
 	void *q;
 
 	rcu_read_lock();
-	while ((q = rbh_next(&iter)) != NULL && all < RBH_TEST_WALK_LIMIT) {
+	for (q = rbh_first(&iter, rbh, hash); q && all < RBH_TEST_WALK_LIMIT;
+	     q = rbh_next(&iter)) {
 		all++;
 		if (q == p)
 			n++;
@@ -472,21 +474,22 @@ static bool rbh_test_check_set(struct kunit *test, struct rbh_test_set *set)
 
 	memset(set->seen, 0, max(set->max, 1UL) * sizeof(*set->seen));
 	for (i = 0; i < set->max; i++) {
-		RBH_ITER(iter, set->rbh, set->hash[i]);
 		unsigned long returned = 0;
+		struct rbh_iter iter;
 
 		if (!test_bit(i, set->present) || set->seen[i])
 			continue;
 		walk++;
 		rcu_read_lock();
-		while ((p = rbh_next(&iter)) != NULL &&
-		       returned++ < RBH_TEST_WALK_LIMIT) {
+		for (p = rbh_first(&iter, set->rbh, set->hash[i]);
+		     p && returned++ < RBH_TEST_WALK_LIMIT;
+		     p = rbh_next(&iter)) {
 			if (!rbh_test_ptr_id(p, &id) || id >= set->max ||
 			    !test_bit(id, set->present) ||
-			    set->hash[id] != iter.hash) {
+			    set->hash[id] != set->hash[i]) {
 				if (!extra++) {
 					extra_p = p;
-					extra_hash = iter.hash;
+					extra_hash = set->hash[i];
 				}
 				continue;
 			}
@@ -647,27 +650,46 @@ out:
 	rbh_test_destroy(test, rbh);
 }
 
+/* A rosebush in static storage, which nothing ever stores in */
+static DEFINE_ROSEBUSH(rbh_test_static);
+
+/* Hashes that walk an empty rosebush: 0 is the only one whose key is 0 */
+static const u32 rbh_test_empty_hashes[] = { 0, 1, RBH_TEST_FLOOD, U32_MAX };
+
+/* Walks of each of rbh_test_empty_hashes[] in @rbh find nothing. */
+static void rbh_test_walks_empty(struct kunit *test, struct rbh *rbh,
+				 const char *what)
+{
+	unsigned long total;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(rbh_test_empty_hashes); i++) {
+		rbh_test_count(rbh, rbh_test_empty_hashes[i], NULL, &total);
+		KUNIT_EXPECT_EQ_MSG(test, total, 0UL, "%s: hash %#x", what,
+				    rbh_test_empty_hashes[i]);
+	}
+}
+
 /*
  * A rosebush that was never used is empty, holds no memory, returns
- * nothing, and refuses removals and uses without allocating anything.
+ * nothing, and refuses removals and uses without allocating anything;
+ * so is one in static storage, and one destroyed after use.  Their
+ * lookups go through the table that every rosebush without one shares
+ * (RBH_NO_TABLE), whose only key is 0.
  */
 static void rbh_never_used_is_empty(struct kunit *test)
 {
-	static const u32 hashes[] = { 0, 1, RBH_TEST_FLOOD, U32_MAX };
 	struct rbh *rbh = rbh_test_new(test);
 	struct rbh_stats *st = rbh_test_stats_alloc(test);
-	unsigned long total;
-	unsigned int i;
 	int err;
 
 	KUNIT_EXPECT_TRUE(test, rbh_empty(rbh));
 	rbh_test_stats(test, rbh, st);
 	KUNIT_EXPECT_EQ(test, st->table_slots, 0UL);
 	KUNIT_EXPECT_EQ(test, st->bytes, 0UL);
-	for (i = 0; i < ARRAY_SIZE(hashes); i++) {
-		rbh_test_count(rbh, hashes[i], NULL, &total);
-		KUNIT_EXPECT_EQ_MSG(test, total, 0UL, "hash %#x", hashes[i]);
-	}
+	rbh_test_walks_empty(test, rbh, "never used");
+	rbh_test_walks_empty(test, &rbh_test_static, "static");
+	KUNIT_EXPECT_TRUE(test, rbh_empty(&rbh_test_static));
 	KUNIT_EXPECT_PTR_EQ(test, rbh_test_locked_first(rbh, 1), NULL);
 
 	KUNIT_EXPECT_EQ(test, rbh_remove(rbh, 1, rbh_test_ptr(1)), -ENOENT);
@@ -685,6 +707,12 @@ static void rbh_never_used_is_empty(struct kunit *test)
 	rbh_test_stats(test, rbh, st);
 	KUNIT_EXPECT_EQ(test, st->table_slots, 0UL);
 	KUNIT_EXPECT_EQ(test, st->bytes, 0UL);
+
+	/* A rosebush destroyed after use has no table again */
+	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, 0, rbh_test_ptr(1)), 0);
+	rbh_destroy(rbh);
+	KUNIT_EXPECT_TRUE(test, rbh_empty(rbh));
+	rbh_test_walks_empty(test, rbh, "destroyed");
 	rbh_test_destroy(test, rbh);
 }
 
@@ -1090,14 +1118,11 @@ static void rbh_test_iter_remove_one(struct kunit *test, struct rbh *rbh,
 /* The filter of @key's home group in the bucket that holds @key. */
 static u32 rbh_test_home_filter(struct rbh *rbh, u32 key)
 {
-	struct rbh_bucket __rcu **table;
 	struct rbh_bucket *bucket;
-	unsigned int depth;
 	u32 filter;
 
 	rcu_read_lock();
-	table = rbh_untag(rcu_dereference(rbh->rbh_table), &depth);
-	bucket = rcu_dereference(table[rbh_index(key, depth)]);
+	bucket = rbh_table_bucket(rcu_dereference(rbh->rbh_table), key);
 	filter = READ_ONCE(*rbh_home_filter(bucket, rbh_home(key)));
 	rcu_read_unlock();
 	return filter;
@@ -1319,15 +1344,15 @@ static void rbh_readers_of_any_flavour(struct kunit *test)
 
 	rcu_read_lock_bh();
 	for (i = 0; i < n; i++) {
-		RBH_ITER(iter, rbh, i * 0x9e3779b9U);
+		struct rbh_iter iter;
 
-		while ((p = rbh_next(&iter)) != NULL)
+		rbh_for_each_possible(p, &iter, rbh, i * 0x9e3779b9U)
 			found += p == rbh_test_ptr(i);
 	}
 	{
-		RBH_ITER(iter, rbh, one);
+		struct rbh_iter iter;
 
-		while ((p = rbh_next(&iter)) != NULL)
+		rbh_for_each_possible(p, &iter, rbh, one)
 			found += rbh_test_ptr_id(p, &id) && id >= n;
 	}
 	rcu_read_unlock_bh();
@@ -3504,12 +3529,13 @@ static bool rbh_test_model_compare(struct rbh_test_model *m, u32 hash,
 /* Walk @hash under RCU and compare with the records. */
 static bool rbh_test_model_check_hash(struct rbh_test_model *m, u32 hash)
 {
-	RBH_ITER(iter, m->rbh, hash);
+	struct rbh_iter iter;
 	unsigned int n = 0;
 	void *p;
 
 	rcu_read_lock();
-	while (n < m->walk_max && (p = rbh_next(&iter)) != NULL)
+	for (p = rbh_first(&iter, m->rbh, hash); p && n < m->walk_max;
+	     p = rbh_next(&iter))
 		m->walk[n++] = p;
 	rcu_read_unlock();
 	return rbh_test_model_compare(m, hash, n, "walk");
@@ -3974,13 +4000,14 @@ static unsigned long rbh_test_walk_stable(struct rbh_test_thread *t)
 	void *p;
 
 	for (i = 0; i < conc->nr_stable; i++) {
-		RBH_ITER(iter, conc->rbh, stable->hash[i]);
+		struct rbh_iter iter;
 
 		found = false;
 		returned = 0;
 		rcu_read_lock();
-		while ((p = rbh_next(&iter)) != NULL &&
-		       returned++ < RBH_TEST_WALK_LIMIT) {
+		for (p = rbh_first(&iter, conc->rbh, stable->hash[i]);
+		     p && returned++ < RBH_TEST_WALK_LIMIT;
+		     p = rbh_next(&iter)) {
 			if (p == rbh_test_ptr(i))
 				found = true;
 			else if (!rbh_test_ptr_id(p, &id))

@@ -2,7 +2,8 @@
 
 #include <linux/rosebush.h>
 
-void *rust_helper_rbh_next(struct rbh_iter *rbhi)
+void *rust_helper_rbh_first(struct rbh_iter *rbhi, const struct rbh *rbh,
+			    u32 hash)
 {
-	return rbh_next(rbhi);
+	return rbh_first(rbhi, rbh, hash);
 }

@@ -749,6 +749,8 @@ impl<T: Send + 'static> Rosebush<T> {
         // lock is held for `'a` by `guard`.
         Iter {
             iter: new_iter(self.as_ptr(), hash),
+            started: false,
+            ended: false,
             _borrows: PhantomData,
             _guard: guard,
         }
@@ -913,7 +915,7 @@ fn lock_keys() -> *mut bindings::rbh_lock_keys {
     KEYS.0.get()
 }
 
-/// An iterator over one hash of a rosebush: `RBH_ITER()`.
+/// A walk of one hash of a rosebush, for `rbh_first()` or `rbh_iter_lock()`: `RBH_ITER()`.
 fn new_iter(rbh: *mut bindings::rbh, hash: u32) -> bindings::rbh_iter {
     bindings::rbh_iter {
         rbh,
@@ -1124,6 +1126,9 @@ impl<T: Send + 'static> Drop for Reservation<'_, T> {
 /// for `'a`.
 pub struct Iter<'a, T: Send + 'static> {
     iter: bindings::rbh_iter,
+    /// Whether `rbh_first()` has started the walk, and whether it has ended.
+    started: bool,
+    ended: bool,
     _borrows: PhantomData<&'a Rosebush<T>>,
     _guard: &'a rcu::Guard,
 }
@@ -1132,10 +1137,21 @@ impl<'a, T: Send + 'static> Iterator for Iter<'a, T> {
     type Item = &'a T;
 
     fn next(&mut self) -> Option<&'a T> {
-        // SAFETY: by the type invariants the rosebush outlives `self` and the RCU read lock is
-        // held.
-        let p = unsafe { bindings::rbh_next(&mut self.iter) };
+        if self.ended {
+            return None;
+        }
+        let p = if self.started {
+            // SAFETY: by the type invariants the rosebush outlives `self` and the RCU read lock
+            // is held; `rbh_first()` has started the walk, which has not ended.
+            unsafe { bindings::rbh_next(&mut self.iter) }
+        } else {
+            self.started = true;
+            // SAFETY: by the type invariants `self.iter.rbh` is a rosebush that outlives
+            // `self`, and the RCU read lock is held.
+            unsafe { bindings::rbh_first(&mut self.iter, self.iter.rbh, self.iter.hash) }
+        };
         if p.is_null() {
+            self.ended = true;
             return None;
         }
         // SAFETY: `p` was stored in the rosebush while this task held the RCU read lock, so it

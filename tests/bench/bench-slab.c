@@ -21,7 +21,8 @@
  *  - every mapping is 2-MiB aligned and madvise(MADV_HUGEPAGE)d, so that
  *    transparent huge pages back it where the kernel allows it
  *    (/sys/kernel/mm/transparent_hugepage/enabled "madvise" or
- *    "always"); bench_slab_report() says how much of it they back.
+ *    "always"); bench_slab_report() says how much of it they back, and
+ *    bench_huge_count() how much of one structure's memory.
  *
  * bench_slab_mode() selects, before the first allocation, what to compare
  * this with: the same placement on 4-KiB pages (MADV_NOHUGEPAGE), or the
@@ -33,12 +34,14 @@
  * its leak check.  Slabs are never given back: as the kernel keeps
  * partial slabs, a later structure of the same size reuses them.
  */
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <urcu/uatomic.h>
 #include <linux/slab.h>
@@ -86,8 +89,11 @@ static pthread_mutex_t chunk_lock = PTHREAD_MUTEX_INITIALIZER;
 static char *chunk_next, *chunk_end;
 static unsigned long mapped;	/* bytes mapped, for the report */
 
-/* A 2-MiB aligned mapping of @len bytes (a multiple of 2 MiB), or NULL. */
-static void *bench_map(size_t len)
+/*
+ * A 2-MiB aligned mapping of @len bytes (a multiple of 2 MiB), or NULL,
+ * on huge pages if @huge.
+ */
+static void *bench_map_huge(size_t len, bool huge)
 {
 	size_t over = len + SLAB_SIZE;
 	char *p = mmap(NULL, over, PROT_READ | PROT_WRITE,
@@ -104,8 +110,7 @@ static void *bench_map(size_t len)
 	if ((uintptr_t)p + over != end)
 		munmap((void *)end, (uintptr_t)p + over - end);
 	/* Not fatal: without THP the bench runs on 4-KiB pages, and says so */
-	madvise((void *)start, len, alloc_mode == BENCH_ALLOC_SLAB ?
-		MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+	madvise((void *)start, len, huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
 	/*
 	 * The kernel's slab and kvmalloc() have every page of their memory
 	 * when they hand it out, so fault it in now, not on first use (for
@@ -117,14 +122,27 @@ static void *bench_map(size_t len)
 	return (void *)start;
 }
 
+/* The same, on huge pages if the allocation mode says so */
+static void *bench_map(size_t len)
+{
+	return bench_map_huge(len, alloc_mode == BENCH_ALLOC_SLAB);
+}
+
+/* Every chunk of slabs, for bench_slab_huge() */
+static char *chunk_maps[4096];
+static unsigned int nr_chunk_maps;
+
 static char *bench_new_slab(void)
 {
 	char *slab = NULL;
 
 	pthread_mutex_lock(&chunk_lock);
-	if (chunk_next == chunk_end) {
+	if (chunk_next == chunk_end &&
+	    nr_chunk_maps < sizeof(chunk_maps) / sizeof(chunk_maps[0])) {
 		chunk_next = bench_map(SLABS_PER_CHUNK * SLAB_SIZE);
 		chunk_end = chunk_next ? chunk_next + SLABS_PER_CHUNK * SLAB_SIZE : NULL;
+		if (chunk_next)
+			chunk_maps[nr_chunk_maps++] = chunk_next;
 	}
 	if (chunk_next) {
 		slab = chunk_next;
@@ -168,10 +186,10 @@ static void *bench_slab_alloc(unsigned int shift)
 	return p;
 }
 
-static void *bench_large_alloc(size_t size)
+static void *bench_large_alloc(size_t size, bool huge)
 {
 	size_t len = (size + LARGE_OFFSET + SLAB_SIZE - 1) & ~(SLAB_SIZE - 1);
-	struct bench_slab_hdr *hdr = bench_map(len);
+	struct bench_slab_hdr *hdr = bench_map_huge(len, huge);
 
 	if (!hdr)
 		return NULL;
@@ -179,6 +197,25 @@ static void *bench_large_alloc(size_t size)
 	hdr->size = 0;
 	hdr->map_len = len;
 	return (char *)hdr + LARGE_OFFSET;
+}
+
+/*
+ * Memory of the benchmark's own (its operations), on huge pages whatever
+ * the allocation mode, zeroed; bench_huge_free() frees it.
+ */
+void *bench_huge_alloc(size_t size)
+{
+	return bench_large_alloc(size, true);
+}
+
+void bench_huge_free(void *p)
+{
+	struct bench_slab_hdr *hdr = (void *)((char *)p - LARGE_OFFSET);
+
+	if (!p)
+		return;
+	uatomic_sub(&mapped, hdr->map_len);
+	munmap(hdr, hdr->map_len);
 }
 
 void *kmalloc(size_t size, gfp_t gfp)
@@ -201,7 +238,7 @@ void *kmalloc(size_t size, gfp_t gfp)
 			shift++;
 		ret = bench_slab_alloc(shift);
 	} else {
-		ret = bench_large_alloc(size);
+		ret = bench_large_alloc(size, alloc_mode == BENCH_ALLOC_SLAB);
 	}
 	if (!ret)
 		return NULL;
@@ -298,6 +335,87 @@ void bench_pool_free_all(void)
 		uatomic_sub(&mapped, POOL_CHUNK);
 	}
 	pool_next = pool_end = NULL;
+}
+
+/*
+ * Count into @h the 4-KiB pages of [@addr, @addr + @len) that are
+ * resident and, of those, the ones a transparent huge page backs, from
+ * /proc/self/pagemap (bit 63: present; bits 0-54: the page frame) and
+ * /proc/kpageflags (bit 22: KPF_THP).  Both need CAP_SYS_ADMIN for the
+ * frames: without it, h->ok stays false.
+ */
+#define PM_PRESENT	(1ULL << 63)
+#define PM_PFN		((1ULL << 55) - 1)
+#define KPF_THP		22
+
+void bench_huge_count(struct bench_huge *h, const void *addr, size_t len)
+{
+	static int pagemap = -1, kpageflags = -1;
+	uintptr_t page = (uintptr_t)addr & ~4095UL;
+	uint64_t entry, flags;
+
+	if (pagemap < 0)
+		pagemap = open("/proc/self/pagemap", O_RDONLY);
+	if (kpageflags < 0)
+		kpageflags = open("/proc/kpageflags", O_RDONLY);
+	if (pagemap < 0 || kpageflags < 0)
+		return;
+	for (; page < (uintptr_t)addr + len; page += 4096) {
+		if (pread(pagemap, &entry, sizeof(entry),
+			  page / 4096 * sizeof(entry)) != sizeof(entry))
+			return;
+		if (!(entry & PM_PRESENT))
+			continue;
+		/* A frame of 0 means that the frames are hidden from us */
+		if (!(entry & PM_PFN))
+			return;
+		if (pread(kpageflags, &flags, sizeof(flags),
+			  (entry & PM_PFN) * sizeof(flags)) != sizeof(flags))
+			return;
+		h->ok = true;
+		h->resident++;
+		h->huge += (flags >> KPF_THP) & 1;
+	}
+}
+
+/* The same for every slab of the kmalloc cache of @size bytes */
+void bench_slab_huge(struct bench_huge *h, size_t size)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < nr_chunk_maps; i++)
+		for (j = 0; j < SLABS_PER_CHUNK; j++) {
+			char *slab = chunk_maps[i] + j * SLAB_SIZE;
+			struct bench_slab_hdr *hdr = (void *)slab;
+
+			if (hdr->magic == SLAB_MAGIC && hdr->size == size)
+				bench_huge_count(h, slab, SLAB_SIZE);
+		}
+}
+
+/* The same for the pool of objects */
+void bench_pool_huge(struct bench_huge *h)
+{
+	unsigned int i;
+
+	for (i = 0; i < pool_nr_maps; i++)
+		bench_huge_count(h, pool_maps[i], POOL_CHUNK);
+}
+
+/* "N% of M MiB", or why not, for a report line */
+const char *bench_huge_str(const struct bench_huge *h, char *buf, size_t len)
+{
+	if (!h->ok)
+		snprintf(buf, len, "unknown (no /proc/kpageflags)");
+	else if (h->resident < 256)
+		snprintf(buf, len, "%.0f%% of %lu KiB",
+			 h->resident ? 100.0 * h->huge / h->resident : 0.0,
+			 h->resident * 4);
+	else
+		snprintf(buf, len, "%.0f%% of %.1f MiB",
+			 100.0 * h->huge / h->resident,
+			 h->resident * 4096.0 / (1 << 20));
+	return buf;
 }
 
 /* How much of what is mapped here is backed by huge pages, in /proc/self */

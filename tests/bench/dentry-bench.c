@@ -365,13 +365,13 @@ static __always_inline void *db_bl_lookup(const struct db_op *op, const void *pa
 static __always_inline void *fn(const struct db_op *op, const void *parent, \
 				 u32 hash)					\
 {									\
-	RBH_ITER(iter, &db_rbh, hash);					\
+	struct rbh_iter iter;						\
 	type *d;							\
 									\
 	if (READ_ONCE(((const type *)op->parent)->d_flags) &		\
 	    DCACHE_OP_COMPARE)						\
 		return NULL;						\
-	while ((d = rbh_next(&iter)) != NULL) {				\
+	rbh_for_each_possible(d, &iter, &db_rbh, hash) {		\
 		(void)READ_ONCE(d->d_seq);				\
 		if (db_match(READ_ONCE(d->d_flags), d->d_parent,	\
 			     d->d_name.hash_len, READ_ONCE(d->name),	\

@@ -4,7 +4,7 @@
 
 Reads the dumps that `rosebush-bench misses=SIZE` made under callgrind
 (DIR/callgrind.SIZE.N, one per structure and workload, each counting OPS
-lookups), and prints, per lookup: instructions, L1 data misses, and
+lookups, or the operations its name gives), and prints, per operation: instructions, L1 data misses, and
 last-level data misses (reads and writes), each net of what the
 benchmark's own loop over its operations costs (the "op-stream" dumps: the
 same loop with a lookup that reads nothing), then the op stream's own
@@ -51,8 +51,9 @@ def main():
           f"{'D1':>6} {'LL':>6} {'ratio':>6}")
 
     def per_op(ev):
-        return (ev["Ir"] / ops, (ev["D1mr"] + ev["D1mw"]) / ops,
-                (ev["DLmr"] + ev["DLmw"]) / ops)
+        n = ev.get("ops", ops)
+        return (ev["Ir"] / n, (ev["D1mr"] + ev["D1mw"]) / n,
+                (ev["DLmr"] + ev["DLmw"]) / n)
 
     for size in sizes:
         rows = {}
@@ -60,7 +61,10 @@ def main():
             name, ev = read_dump(path)
             if not name:
                 continue
-            structure, workload = name.split()
+            # "<structure> <workload> [<operations, if not OPS>]"
+            structure, workload, *count = name.split()
+            if count:
+                ev["ops"] = int(count[0])
             rows[(workload, structure)] = ev
         if not rows:
             sys.exit(f"misses.py: no dumps for {size} entries in {d}")

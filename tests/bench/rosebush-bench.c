@@ -197,6 +197,8 @@ struct bench_table {
 	unsigned long (*bytes)(void);
 	/* The linkage each object holds for it (in struct bench_obj) */
 	unsigned int linkage;
+	/* Says how much of its memory huge pages back, or NULL */
+	void (*huge)(FILE *f);
 	void (*destroy)(void);
 };
 
@@ -313,11 +315,12 @@ static int bench_rbh_insert(struct bench_obj *obj)
 
 static struct bench_obj *bench_rbh_lookup(u64 key)
 {
-	RBH_ITER(iter, &bench_rbh, bench_hash(key));
+	u32 hash = bench_hash(key);
 	struct bench_obj *obj;
+	struct rbh_iter iter;
 
 	rcu_read_lock();
-	while ((obj = rbh_next(&iter)) != NULL)
+	rbh_for_each_possible(obj, &iter, &bench_rbh, hash)
 		if (obj->key == key)
 			break;
 	rcu_read_unlock();
@@ -335,6 +338,22 @@ static unsigned long bench_rbh_bytes(void)
 
 	rbh_stats(&bench_rbh, &stats);
 	return stats.bytes;
+}
+
+static void bench_rbh_huge(FILE *f)
+{
+	struct bench_huge buckets = {}, table = {};
+	struct rbh_bucket __rcu **slots;
+	unsigned int depth;
+	char b[64], t[64];
+
+	bench_slab_huge(&buckets, RBH_BUCKET_SIZE);
+	slots = rbh_untag(rcu_access_pointer(bench_rbh.rbh_table), &depth);
+	if (slots)
+		bench_huge_count(&table, slots, sizeof(*slots) << depth);
+	fprintf(f, "# huge pages back rosebush's buckets (the kmalloc-%u slabs): %s; its table: %s\n",
+		(unsigned int)RBH_BUCKET_SIZE, bench_huge_str(&buckets, b, sizeof(b)),
+		bench_huge_str(&table, t, sizeof(t)));
 }
 
 static void bench_rbh_destroy(void)
@@ -397,6 +416,21 @@ static unsigned long bench_rht_bytes(void)
 		bytes += struct_size(tbl, buckets, tbl->size);
 	rcu_read_unlock();
 	return bytes;
+}
+
+static void bench_rht_huge(FILE *f)
+{
+	struct bench_huge h = {};
+	struct bucket_table *tbl;
+	char b[64];
+
+	rcu_read_lock();
+	for (tbl = rcu_dereference(bench_rht.tbl); tbl;
+	     tbl = rcu_dereference(tbl->future_tbl))
+		bench_huge_count(&h, tbl, struct_size(tbl, buckets, tbl->size));
+	rcu_read_unlock();
+	fprintf(f, "# huge pages back rhashtable's table: %s\n",
+		bench_huge_str(&h, b, sizeof(b)));
 }
 
 static void bench_rht_destroy(void)
@@ -465,6 +499,16 @@ static int bench_bl_remove(struct bench_obj *obj)
 static unsigned long bench_bl_bytes(void)
 {
 	return sizeof(*bench_bl) << bench_bl_shift;
+}
+
+static void bench_bl_huge(FILE *f)
+{
+	struct bench_huge h = {};
+	char b[64];
+
+	bench_huge_count(&h, bench_bl, bench_bl_bytes());
+	fprintf(f, "# huge pages back hlist_bl's table: %s\n",
+		bench_huge_str(&h, b, sizeof(b)));
 }
 
 static void bench_bl_destroy(void)
@@ -714,6 +758,7 @@ static const struct bench_table bench_tables[] = {
 		.settle = bench_flush_workqueue,
 		.bytes = bench_rbh_bytes,
 		.linkage = 0,
+		.huge = bench_rbh_huge,
 		.destroy = bench_rbh_destroy,
 	}, {
 		.name = "rhashtable",
@@ -724,6 +769,7 @@ static const struct bench_table bench_tables[] = {
 		.settle = bench_flush_workqueue,
 		.bytes = bench_rht_bytes,
 		.linkage = sizeof(((struct bench_obj *)0)->rht),
+		.huge = bench_rht_huge,
 		.destroy = bench_rht_destroy,
 	}, {
 		.name = "hlist_bl",
@@ -734,6 +780,7 @@ static const struct bench_table bench_tables[] = {
 		.settle = bench_no_settle,
 		.bytes = bench_bl_bytes,
 		.linkage = sizeof(((struct bench_obj *)0)->bl),
+		.huge = bench_bl_huge,
 		.destroy = bench_bl_destroy,
 	}, {
 		.name = "cds_lfht",
@@ -862,6 +909,22 @@ static struct bench_op *bench_ops[BENCH_NR_WORKLOADS];
  * threads updates and looks up its own objects, and every update has its
  * own spare object.
  */
+/* How much of the objects and the operations huge pages back */
+static void bench_ops_huge(FILE *f)
+{
+	struct bench_huge objs = {}, ops = {};
+	char o[64], p[64];
+	int w;
+
+	bench_pool_huge(&objs);
+	for (w = BENCH_UNIFORM; w <= BENCH_MIX; w++)
+		bench_huge_count(&ops, bench_ops[w],
+				 opt.ops * sizeof(struct bench_op));
+	fprintf(f, "# huge pages back the objects: %s; the operations: %s\n",
+		bench_huge_str(&objs, o, sizeof(o)),
+		bench_huge_str(&ops, p, sizeof(p)));
+}
+
 static void bench_ops_make(unsigned long n)
 {
 	unsigned long i, slot, spare = 0, lo, span;
@@ -870,9 +933,11 @@ static void bench_ops_make(unsigned long n)
 	struct bench_op *op;
 	int w;
 
+	/* On huge pages, so that the operations do not dilute the TLB */
 	for (w = BENCH_UNIFORM; w <= BENCH_MIX; w++) {
 		if (!bench_ops[w])
-			bench_ops[w] = calloc(opt.ops, sizeof(struct bench_op));
+			bench_ops[w] = bench_huge_alloc(opt.ops *
+							sizeof(struct bench_op));
 		if (!bench_ops[w])
 			bench_die("out of memory for operations\n");
 	}
@@ -1070,28 +1135,25 @@ static __always_inline unsigned long bench_level_load(enum bench_level level,
 						      const struct bench_op *op,
 						      u64 key)
 {
-	struct rbh_bucket __rcu **table;
 	struct bucket_table *tbl;
 	struct bench_obj *obj;
-	unsigned int depth;
 	unsigned long v;
 	void *p;
 
 	switch (level) {
 	case LEVEL_RBH_SLOT:
 		rcu_read_lock();
-		table = rbh_untag(rcu_dereference(bench_rbh.rbh_table), &depth);
-		p = rcu_dereference(table[rbh_index(rbh_key(bench_hash(key)),
-						    depth)]);
+		p = rbh_table_bucket(rcu_dereference(bench_rbh.rbh_table),
+				     rbh_key(bench_hash(key)));
 		rcu_read_unlock();
 		/* So that the compiler cannot make the & 1 a branch */
 		OPTIMIZER_HIDE_VAR(p);
 		return (unsigned long)p & 1;
 	case LEVEL_RBH_ENTRY: {
-		RBH_ITER(iter, &bench_rbh, bench_hash(key));
+		struct rbh_iter iter;
 
 		rcu_read_lock();
-		p = rbh_next(&iter);
+		p = rbh_first(&iter, &bench_rbh, bench_hash(key));
 		rcu_read_unlock();
 		if (!p)
 			bench_die("levels: a stored key not found\n");
@@ -1173,8 +1235,12 @@ static void bench_one(unsigned int size, unsigned int table, unsigned int rep)
 		}
 	}
 	bench_bytes[size][table][rep] = (double)tbl->bytes() / n;
-	if (table == BENCH_ROSEBUSH && rep == 0)
+	if (table == BENCH_ROSEBUSH && rep == 0) {
 		bench_slab_report(stdout);
+		bench_ops_huge(stdout);
+	}
+	if (rep == 0 && tbl->huge)
+		tbl->huge(stdout);
 	if (table == BENCH_ROSEBUSH && rep == 0)
 		rbh_stats(&bench_rbh, &bench_rbh_stats[size]);
 
@@ -1435,6 +1501,7 @@ static void bench_null_run(struct bench_thread *t)
 static const struct bench_table bench_op_stream = {
 	.name = "op-stream",
 	.run = bench_null_run,
+	.settle = bench_no_settle,
 };
 
 /* Look up @nr operations from @ops on this thread; die on a wrong result. */
@@ -1454,6 +1521,43 @@ static void bench_lookups(const struct bench_table *tbl,
 	if (t.wrong || (w != BENCH_NEGATIVE && t.misses))
 		bench_die("%s, %s: %lu wrong results, %lu misses\n", tbl->name,
 			  bench_workload_names[w], t.wrong, t.misses);
+}
+
+/*
+ * Removals, under callgrind: from the full structure, a quarter of its
+ * objects (in the order they were stored, which their random keys spread
+ * over the table) with the counters off, then the next quarter counted
+ * (opt.ops of them at most), dumped as "<structure> remove <count>"; then every
+ * object removed is stored again, uncounted.  The second quarter takes
+ * the structure from three quarters of its entries to half, where
+ * rosebush merges buckets and rhashtable, below 30%, does not yet
+ * shrink: what a removal costs while the structure empties.
+ */
+static void bench_removals(const struct bench_table *tbl, unsigned long n)
+{
+	unsigned long warm = n / 4, counted = min(n / 4, opt.ops);
+	struct bench_thread t = {
+		.kind = RUN_DRAIN,
+		.objs = bench_objs,
+		.nr_objs = warm,
+	};
+	char name[64];
+
+	tbl->run(&t);
+	tbl->settle();
+	t.objs = bench_objs + warm;
+	t.nr_objs = counted;
+	CALLGRIND_TOGGLE_COLLECT;
+	tbl->run(&t);
+	CALLGRIND_TOGGLE_COLLECT;
+	snprintf(name, sizeof(name), "%s remove %lu", tbl->name, counted);
+	CALLGRIND_DUMP_STATS_AT(name);
+	tbl->settle();
+	t.kind = RUN_FILL;
+	t.objs = bench_objs;
+	t.nr_objs = warm + counted;
+	tbl->run(&t);
+	tbl->settle();
 }
 
 /*
@@ -1504,6 +1608,7 @@ static void bench_cache_misses(void)
 				 bench_workload_names[workloads[k]]);
 			CALLGRIND_DUMP_STATS_AT(name);
 		}
+		bench_removals(tbl, n);
 	}
 	CALLGRIND_STOP_INSTRUMENTATION;
 
@@ -1659,7 +1764,7 @@ int main(int argc, char **argv)
 	free(bench_live);
 	free(bench_spares);
 	for (i = 0; i < BENCH_NR_WORKLOADS; i++)
-		free(bench_ops[i]);
+		bench_huge_free(bench_ops[i]);
 	destroy_system_workqueue();
 	if (rbh_harness_leaks("at exit"))
 		bench_die("memory still allocated\n");

@@ -362,12 +362,12 @@ static void fuzz_check_seen(u32 hash)
 /* Walk @hash; the walk must return each stored copy exactly once. */
 static void fuzz_lookup(u32 hash)
 {
-	RBH_ITER(iter, &fuzz_rbh, hash);
+	struct rbh_iter iter;
 	unsigned long n = 0;
 	void *p;
 
 	rcu_read_lock();
-	while ((p = rbh_next(&iter))) {
+	rbh_for_each_possible(p, &iter, &fuzz_rbh, hash) {
 		struct fuzz_obj *obj = fuzz_check_ptr(p);
 
 		FUZZ_CHECK(++n <= fuzz_nr_stored, "the walk does not end");

@@ -125,6 +125,15 @@ struct rbh {
 #endif
 };
 
+/*
+ * The table word of a rosebush that has no table: the shared table of
+ * rbh_empty_table, 2 slots deep (a shift of 31), whose slots point at a
+ * bucket that holds nothing, so that a lookup needs no test for it.
+ */
+extern struct rbh_bucket __rcu *const rbh_empty_table[];
+#define RBH_NO_TABLE	((struct rbh_table __force __rcu *)		\
+			 ((char *)rbh_empty_table + 31))
+
 #ifdef CONFIG_LOCKDEP
 /*
  * A compound literal outside a function is static storage: each rosebush
@@ -144,6 +153,7 @@ struct rbh {
  * initialiser; use rbh_init() for any other.
  */
 #define RBH_INIT(name) {						\
+	.rbh_table = RBH_NO_TABLE,					\
 	.rbh_resize_lock = __SPIN_LOCK_UNLOCKED(name.rbh_resize_lock),	\
 	.rbh_resize_mutex = __MUTEX_INITIALIZER(name.rbh_resize_mutex),	\
 	.rbh_shrink_lock = __SPIN_LOCK_UNLOCKED(name.rbh_shrink_lock),	\
@@ -252,21 +262,22 @@ static inline int rbh_release(struct rbh *rbh, u32 hash)
 }
 
 /**
- * struct rbh_iter - An iterator over the pointers stored under one hash.
- * @rbh: The rosebush being iterated.
- * @hash: The hash value being looked up.
+ * struct rbh_iter - A walk of the pointers stored under one hash.
+ * @rbh: The rosebush being walked, for a locked walk.
+ * @hash: The hash value being looked up, for a locked walk.
  *
- * Declare and initialise it with RBH_ITER().
+ * A walk under the RCU read lock starts with rbh_first(), which sets
+ * the iterator up: declare it without an initialiser.  A locked walk
+ * (rbh_iter_lock()) starts from RBH_ITER().
  */
 struct rbh_iter {
 	struct rbh *rbh;
 	u32 hash;
 	/* private: */
 	u32 key;
-	u32 filter;		/* The home group's filter */
-	u8 step;		/* Group (and destination) being walked */
-	u8 index;		/* Next entry in that group */
-	bool in_chain;
+	u32 dests;		/* The home filter's bits for the key */
+	u8 index;		/* Next entry of the group being walked */
+	u8 step;		/* That group (and destination) */
 	bool removed;
 	bool no_table;		/* rbh_iter_lock() holds the resize lock */
 	struct rbh_bucket *bucket;
@@ -274,7 +285,7 @@ struct rbh_iter {
 };
 
 /**
- * RBH_ITER() - Declare an iterator over the pointers stored under a hash.
+ * RBH_ITER() - Declare an iterator for a locked walk of a hash.
  * @name: The name of the iterator.
  * @_rbh: The rosebush to look in.
  * @_hash: The hash value to look up.
@@ -336,9 +347,9 @@ struct rbh_stats {
 void rbh_stats(struct rbh *rbh, struct rbh_stats *stats);
 
 /*
- * Private: the bucket format, and the first step of rbh_next(), which is
- * inline so that a lookup costs no call.  Nothing outside lib/rosebush.c
- * may use them.  See "Buckets" in Documentation/core-api/rosebush.rst.
+ * Private: the bucket format, which rbh_first() reads inline so that a
+ * lookup costs no call.  Nothing else outside lib/rosebush.c may use it.
+ * See "Buckets" in Documentation/core-api/rosebush.rst.
  *
  * A bucket is 256 bytes: a header, then entries in *groups*, each of which
  * has a 64-byte cache line to itself (the header's line holds a shorter
@@ -422,8 +433,12 @@ struct rbh_bucket {
 /* The lowest bit of every field */
 #define RBH_FILTER_LOW	(RBH_GROUPS == 4 ? 0x01010101U : 0x11111111U)
 
-/* The table word keeps the table's depth in its low bits. */
-#define RBH_DEPTH_MASK	31UL
+/*
+ * The table word keeps in its low bits the shift that turns a key into a
+ * slot of the table: 32 less the table's depth, from 5 to 31, as tables
+ * are at least 32 bytes and at most 2^27 slots deep.
+ */
+#define RBH_SHIFT_MASK	31UL
 /* rbhi->step once an iteration has ended */
 #define RBH_ITER_DONE	U8_MAX
 
@@ -434,13 +449,18 @@ struct rbh_bucket {
  */
 #define rbh_dereference(p)	rcu_dereference_check(p, rcu_read_lock_any_held())
 
+/* The table of a table word, NULL for none, and its depth (0 for none) */
 static __always_inline struct rbh_bucket __rcu **
 rbh_untag(const struct rbh_table *tagged, unsigned int *depth)
 {
 	unsigned long word = (unsigned long)tagged;
 
-	*depth = word & RBH_DEPTH_MASK;
-	return (struct rbh_bucket __rcu **)(word & ~RBH_DEPTH_MASK);
+	if (tagged == (__force struct rbh_table *)RBH_NO_TABLE) {
+		*depth = 0;
+		return NULL;
+	}
+	*depth = 32 - (word & RBH_SHIFT_MASK);
+	return (struct rbh_bucket __rcu **)(word & ~RBH_SHIFT_MASK);
 }
 
 /*
@@ -476,10 +496,16 @@ static __always_inline unsigned int rbh_home(u32 key)
 	return RBH_HEAD_GROUP + 1 + (((u64)rbh_mix(key) * RBH_HOMES) >> 32);
 }
 
+/* Which bit of each destination's field of a filter @key selects */
+static __always_inline unsigned int rbh_filter_shift(u32 key)
+{
+	return (rbh_mix(key) >> 16) & (RBH_FILTER_BITS - 1);
+}
+
 /* The filter bits @key selects, one in each destination's field. */
 static __always_inline u32 rbh_filter_mask(u32 key)
 {
-	return RBH_FILTER_LOW << ((rbh_mix(key) >> 16) & (RBH_FILTER_BITS - 1));
+	return RBH_FILTER_LOW << rbh_filter_shift(key);
 }
 
 static __always_inline u32 *rbh_home_keys(struct rbh_bucket *bucket,
@@ -501,57 +527,76 @@ static __always_inline u32 *rbh_home_filter(struct rbh_bucket *bucket,
 	return rbh_home_keys(bucket, g) - 1;
 }
 
-void *__rbh_next(struct rbh_iter *rbhi);
+void *rbh_next(struct rbh_iter *rbhi);
+/* What rbh_first() does not do inline */
+void *__rbh_first(struct rbh_iter *rbhi, struct rbh_bucket *bucket, u32 key,
+		  unsigned int dests);
 
-/**
- * rbh_next() - Return the next pointer stored under the iterator's hash.
- * @rbhi: The iterator, from RBH_ITER().
- *
- * Every pointer that was stored under the hash before the iteration began
- * and not removed before it ends is returned, even if the table
- * changes shape in the meantime.  Pointers stored under other hashes,
- * pointers removed during the iteration, and a pointer twice may be
- * returned as well: check that the object matches.
- *
- * The first call looks in one cache line of one bucket, inline; most
- * lookups end there.  Always inlined, as rhashtable_lookup_fast() is: with
- * plain inline the compiler may make it a function call in a file that
- * calls it from several places.
- *
- * Context: RCU read lock held (rcu_read_lock(), rcu_read_lock_bh() or
- * rcu_read_lock_sched()), or the iterator was locked with
- * rbh_iter_lock().  Does not sleep.
- * Return: The next pointer, or NULL when there are no more.
- */
-static __always_inline void *rbh_next(struct rbh_iter *rbhi)
+/* The bucket that @key indexes in the table @tagged. */
+static __always_inline struct rbh_bucket *
+rbh_table_bucket(const struct rbh_table *tagged, u32 key)
 {
+	unsigned long word = (unsigned long)tagged;
 	struct rbh_bucket __rcu **table;
-	unsigned int depth, g, i, match;
-	struct rbh_bucket *bucket;
-	struct rbh_table *tagged;
-	u32 key, *keys;
-	void *p;
 
-	if (rbhi->bucket || rbhi->step)
-		return __rbh_next(rbhi);
+	table = (struct rbh_bucket __rcu **)(word & ~RBH_SHIFT_MASK);
+	return rbh_dereference(table[key >> (word & RBH_SHIFT_MASK)]);
+}
 
-	key = rbh_key(rbhi->hash);
-	/* Pairs with rcu_assign_pointer() in rbh_publish_table() */
-	tagged = rbh_dereference(rbhi->rbh->rbh_table);
-	if (unlikely(!tagged))
-		goto done;
-	table = rbh_untag(tagged, &depth);
-	bucket = rbh_dereference(table[rbh_index(key, depth)]);
-	g = rbh_home(key);
-	keys = rbh_home_keys(bucket, g);
-	/*
-	 * Compare every key, without a branch that depends on which one
-	 * matches: one bit per key, in a loop the compiler unrolls.
-	 */
-	match = 0;
+/*
+ * A bit for each entry of whole group @g of @bucket that holds @key.  The
+ * keys are compared without a branch that depends on which one matches,
+ * in a loop the compiler unrolls, so that a hit anywhere in the group
+ * costs what a miss does.
+ */
+static __always_inline unsigned int rbh_group_match(struct rbh_bucket *bucket,
+						    unsigned int g, u32 key)
+{
+	u32 *keys = rbh_home_keys(bucket, g);
+	unsigned int i, match = 0;
+
 	for (i = 0; i < RBH_GROUP_MAX; i++)
 		match |= (unsigned int)(READ_ONCE(keys[i]) == key) << i;
-	if (match) {
+	return match;
+}
+
+/**
+ * rbh_first() - Start a walk of the pointers stored under a hash.
+ * @rbhi: The iterator, which need not be initialised.
+ * @rbh: The rosebush.
+ * @hash: The hash value to look up.
+ *
+ * Return the first of the pointers stored under @hash, and make @rbhi
+ * ready for rbh_next() to return the others.  Every pointer that was
+ * stored under the hash before the walk began and not removed before it
+ * ends is returned, even if the table changes shape in the meantime.
+ * Pointers stored under other hashes, pointers removed during the walk,
+ * and a pointer twice may be returned as well: check that the object
+ * matches.  rbh_for_each_possible() is the loop to write.
+ *
+ * Most walks read one cache line of one bucket and end there, hit or
+ * miss.  That part is inline, as rhashtable_lookup() is, and writes the
+ * iterator only when it returns a pointer; the rest is out of line.
+ *
+ * Context: RCU read lock held (rcu_read_lock(), rcu_read_lock_bh() or
+ * rcu_read_lock_sched()).  Does not sleep.
+ * Return: The first pointer, or NULL if there is none.
+ */
+static __always_inline void *rbh_first(struct rbh_iter *rbhi,
+				       const struct rbh *rbh, u32 hash)
+{
+	unsigned int g, i, match, dests;
+	u32 key = rbh_key(hash);
+	struct rbh_table *tagged;
+	struct rbh_bucket *bucket;
+	void *p;
+
+	/* Pairs with rcu_assign_pointer() in rbh_publish_table() */
+	tagged = rbh_dereference(rbh->rbh_table);
+	bucket = rbh_table_bucket(tagged, key);
+	g = rbh_home(key);
+	match = rbh_group_match(bucket, g, key);
+	if (likely(match)) {
 		i = __ffs(match);
 		/*
 		 * Read the pointer after its key.  Pairs with
@@ -562,10 +607,11 @@ static __always_inline void *rbh_next(struct rbh_iter *rbhi)
 		rbhi->key = key;
 		rbhi->bucket = bucket;
 		rbhi->index = i + 1;
+		rbhi->step = 0;
 		if (likely(p))
 			return p;
-		/* A reservation: rbh_walk_on() goes on from the next entry */
-		return __rbh_next(rbhi);
+		/* A reservation: go on from the next entry */
+		return rbh_next(rbhi);
 	}
 	/*
 	 * Entries never move within a bucket (a split, merge or fold
@@ -574,18 +620,28 @@ static __always_inline void *rbh_next(struct rbh_iter *rbhi)
 	 * then set its bit before it was stored, and the bit stays set
 	 * while the entry is stored here.
 	 */
-	rbhi->filter = READ_ONCE(*rbh_home_filter(bucket, g));
-	if (likely(!(rbhi->filter & rbh_filter_mask(key))))
-		goto done;
-	rbhi->key = key;
-	rbhi->bucket = bucket;
-	rbhi->step = 1;
-	rbhi->index = 0;
-	return __rbh_next(rbhi);
-done:
-	rbhi->step = RBH_ITER_DONE;
-	return NULL;
+	dests = (READ_ONCE(*rbh_home_filter(bucket, g)) >>
+		 rbh_filter_shift(key)) & RBH_FILTER_LOW;
+	if (likely(!dests))
+		return NULL;
+	return __rbh_first(rbhi, bucket, key, dests);
 }
+
+/**
+ * rbh_for_each_possible() - Walk the pointers stored under a hash.
+ * @p: The pointer to use as a loop cursor.
+ * @rbhi: The &struct rbh_iter to use as the walk's state.
+ * @rbh: The rosebush.
+ * @hash: The hash value to look up.
+ *
+ * The loop of rbh_first() and rbh_next(), as hash_for_each_possible_rcu()
+ * is for a hashtable: the body must check that @p is the object it looks
+ * for, and may break out of the loop at any time.
+ *
+ * Context: RCU read lock held.  Does not sleep.
+ */
+#define rbh_for_each_possible(p, rbhi, rbh, hash)			\
+	for (p = rbh_first(rbhi, rbh, hash); p; p = rbh_next(rbhi))
 
 #if IS_ENABLED(CONFIG_KUNIT)
 /*

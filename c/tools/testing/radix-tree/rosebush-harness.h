@@ -178,20 +178,24 @@ static inline gfp_t rbh_harness_gfp(gfp_t gfp)
 #define __static_assert(expr, msg, ...) _Static_assert(expr, msg)
 #endif
 
+/* The tools' noinline is empty; the kernel's is not */
+#undef noinline
+#define noinline	__attribute__((__noinline__))
+
 #ifdef RBH_HARNESS_PRODUCTION
 #undef RCU_LOCKDEP_WARN
 #define RCU_LOCKDEP_WARN(c, s)	do { } while (0 && (c))
 /*
  * Callers in the kernel reach these through exported symbols, which they
  * cannot inline; neither may a benchmark that includes lib/rosebush.c.
- * (The tools' noinline is empty.)
  */
-#define rbh_harness_noinline	__attribute__((__noinline__))
+#define rbh_harness_noinline	noinline
 extern rbh_harness_noinline typeof(rbh_insert) rbh_insert;
 extern rbh_harness_noinline typeof(rbh_reserve) rbh_reserve;
 extern rbh_harness_noinline typeof(rbh_use) rbh_use;
 extern rbh_harness_noinline typeof(rbh_remove) rbh_remove;
-extern rbh_harness_noinline typeof(__rbh_next) __rbh_next;
+extern rbh_harness_noinline typeof(rbh_next) rbh_next;
+extern rbh_harness_noinline typeof(__rbh_first) __rbh_first;
 extern rbh_harness_noinline typeof(rbh_iter_lock) rbh_iter_lock;
 extern rbh_harness_noinline typeof(rbh_iter_remove) rbh_iter_remove;
 extern rbh_harness_noinline typeof(rbh_iter_replace) rbh_iter_replace;

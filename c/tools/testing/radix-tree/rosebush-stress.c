@@ -499,13 +499,13 @@ static void writer_replace(struct writer *w)
 static void writer_lookup(struct writer *w)
 {
 	struct stress_obj *obj = w->stored[rnd_below(&w->rnd, w->nr)];
-	RBH_ITER(iter, &bush, obj->hash);
+	struct rbh_iter iter;
 	struct stress_obj *p;
 	bool found = false;
 
 	w->ops[OP_LOOKUP]++;
 	rcu_read_lock();
-	while ((p = rbh_next(&iter)) != NULL) {
+	rbh_for_each_possible(p, &iter, &bush, obj->hash) {
 		if (!obj_valid("writer", w->id, obj->hash, p))
 			break;
 		if (p == obj)
@@ -637,10 +637,12 @@ static void reader_walk(struct reader *rd, u32 hash,
 	if (locked) {
 		rd->locked_walks++;
 		rbh_iter_lock(&iter);
+		p = rbh_next(&iter);
 	} else {
 		rcu_read_lock();
+		p = rbh_first(&iter, &bush, hash);
 	}
-	while ((p = rbh_next(&iter)) != NULL) {
+	for (; p; p = rbh_next(&iter)) {
 		rd->returned++;
 		if (!obj_valid("reader", rd->id, hash, p))
 			break;
@@ -800,13 +802,13 @@ static unsigned long final_check(void)
 
 	rcu_read_lock();
 	for (i = 0; i < n; i = j) {
-		RBH_ITER(iter, &bush, all[i].hash);
 		unsigned long same = 0;
+		struct rbh_iter iter;
 		struct stress_obj *p;
 
 		for (j = i; j < n && all[j].hash == all[i].hash; j++)
 			all[j].obj->seen = 0;
-		while ((p = rbh_next(&iter)) != NULL) {
+		rbh_for_each_possible(p, &iter, &bush, all[i].hash) {
 			if (!obj_valid("final", 0, all[i].hash, p))
 				break;
 			if (p->hash != all[i].hash)

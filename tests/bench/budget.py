@@ -1,0 +1,304 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""budget.py OPS BINARY DIR SIZE...: where each lookup's instructions go.
+
+Reads the callgrind dumps that `rosebush-bench misses=SIZE` made with
+--dump-instr=yes (DIR/callgrind.SIZE.N, one per structure and workload,
+each counting OPS lookups), finds for every instruction executed inside a
+structure's lookup function (bench_rbh_lookup() and the like, and what
+they call) the chain of functions the compiler inlined there, with
+llvm-symbolizer, and puts it in one category by the first rule of RULES
+that the chain matches, innermost function first.  It prints, per lookup
+and category, the instructions of each structure, and the lookup proper:
+everything but the frame and RCU (the benchmark's loop is outside the
+lookup function, and counted by none).
+
+A rule matches a frame of the chain by its function's name and, if it
+gives one, by the text of the frame's source line; what no rule matches
+is "other", printed so that a gap in the rules shows.
+"""
+import glob
+import os
+import re
+import subprocess
+import sys
+
+# The categories, in the order of the table's columns.
+CATEGORIES = [
+    "frame", "RCU", "hash", "table", "slot", "group", "compare", "hit",
+    "filter", "chain", "slow", "caller", "other",
+]
+# What the columns mean, printed above the table.
+MEANINGS = {
+    "frame": "the lookup function's prologue and epilogue",
+    "RCU": "rcu_read_lock() and rcu_read_unlock() (liburcu)",
+    "hash": "the caller's hash_64() and the structure's own mixing of it",
+    "table": "loading the table pointer (and its size) from the structure",
+    "slot": "indexing the table and loading the slot",
+    "group": "rosebush: choosing the home group in the bucket",
+    "compare": "rosebush: comparing the keys of the home group",
+    "hit": "rosebush: the matching entry's pointer, and the iterator",
+    "filter": "rosebush: the home group's filter, on a miss",
+    "chain": "following a list (rhashtable, hlist_bl) to its end",
+    "slow": "out-of-line walks (rbh_next()), rhashtable's rehash check",
+    "caller": "comparing the object's key with the one looked up",
+    "other": "given no source line by the compiler (or matched by no rule)",
+}
+
+# (function regex, category): an instruction inlined anywhere into one of
+# these functions belongs to the category, whatever else it is.
+CHAIN_RULES = [
+    (r"^rbh_next$|^__rbh_first$", "slow"),
+    (r"^_?urcu_|^rcu_read_(un)?lock", "RCU"),
+]
+
+# (function regex, source line regex or None, category), tried on each
+# frame of an instruction's inline chain from the innermost out.
+RULES = [
+    # The caller's hash
+    (r"^bench_hash$|^hash_64|^hash_32|^bench_rht_hashfn$", None, "hash"),
+    # rosebush: <linux/rosebush.h>
+    (r"^rbh_key$", None, "hash"),
+    (r"^rbh_table_bucket$", r"~RBH_SHIFT_MASK", "table"),
+    (r"^rbh_table_bucket$", None, "slot"),
+    (r"^rbh_home$|^rbh_mix$|^rbh_home_keys$", None, "group"),
+    (r"^rbh_group_match$", None, "compare"),
+    (r"^rbh_filter_mask$|^rbh_home_filter$", None, "filter"),
+    (r"^rbh_home_slots$|^__ffs$", None, "hit"),
+    (r"^rbh_first$", r"rbh_table\)|!tagged", "table"),
+    (r"^rbh_first$", r"likely\(match\)|match = ", "compare"),
+    (r"^rbh_first$", r"__ffs|smp_rmb|rbh_home_slots|rbhi->|likely\(p\)|return p", "hit"),
+    (r"^rbh_first$", r"filter|return NULL", "filter"),
+    (r"^rbh_first$", r"rbh_next", "slow"),
+    (r"^rbh_first$", r"^\s*[{}]\s*$|^static", "hit"),
+    # rhashtable: <linux/rhashtable.h>
+    (r"^rht_key_hashfn$|^rht_key_get_hash$|^rht_bucket_index$", None, "hash"),
+    (r"^rht_bucket$|^rht_ptr_rcu$|^__rht_ptr$|^rht_ptr$|^rht_bucket_var$", None, "slot"),
+    (r"^rhashtable_compare$|memcmp", None, "caller"),
+    (r"^rht_obj$", None, "hit"),
+    (r"^rht_is_a_nulls$|^is_a_nulls$", None, "chain"),
+    (r"^__rhashtable_lookup$", r"ht->tbl", "table"),
+    (r"^__rhashtable_lookup$", r"future_tbl|restart", "slow"),
+    (r"^__rhashtable_lookup$", r"rht_for_each|->next|nulls|return", "chain"),
+    (r"^__rhashtable_lookup$", r"obj_cmpfn|compare", "caller"),
+    (r"^__rhashtable_lookup$", r"rht_obj|obj =", "hit"),
+    (r"^rhashtable_lookup$|^rhashtable_lookup_fast$", r"rcu_read", "RCU"),
+    (r"^rhashtable_lookup$|^rhashtable_lookup_fast$", None, "hit"),
+    # hlist_bl: <linux/list_bl.h>, <linux/rculist_bl.h>
+    (r"^bench_bl_bucket$", r"bench_bl\[", "slot"),
+    (r"^hlist_bl_first_rcu$", None, "slot"),
+    # The benchmark's lookup functions themselves
+    (r"^bench_\w+_lookup$", r"bench_hash", "hash"),
+    (r"^bench_\w+_lookup$", r"->key == key", "caller"),
+    (r"^bench_\w+_lookup$", r"rbh_for_each_possible", "hit"),
+    (r"^bench_\w+_lookup$", r"for_each|while|next", "chain"),
+    (r"^bench_\w+_lookup$", r"rcu_read_(un)?lock", "RCU"),
+    (r"^bench_\w+_lookup$", None, "frame"),
+]
+
+# The structures, and their lookup functions (with what they call).
+LOOKUPS = {
+    "rosebush": "bench_rbh_lookup",
+    "rhashtable": "bench_rht_lookup",
+    "hlist_bl": "bench_bl_lookup",
+}
+ORDER = ["rosebush", "rhashtable", "hlist_bl"]
+
+
+def read_dump(path):
+    """Return (trigger, {fn: {addr: Ir}}, {fn: callees}, {fn: object}):
+    each function's self cost, the functions it calls, and the object
+    (program or shared library) that holds it."""
+    name, fns, fn, calls, cfn = None, {}, None, {}, None
+    objs, ob, where = {}, None, {}
+    positions, events = ["line"], None
+    pos = [0, 0]
+    skip_next = False
+    names = {}
+    with open(path) as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if line.startswith("desc: Trigger:"):
+                m = re.search(r"Client Request: (.*)$", line)
+                if m:
+                    name = m.group(1).strip()
+                continue
+            if line.startswith("positions:"):
+                positions = line.split()[1:]
+                continue
+            if line.startswith("events:"):
+                events = line.split()[1:]
+                continue
+            m = re.match(r"^(c?ob)=\((\d+)\)(?: (.*))?$", line)
+            if m:
+                if m.group(3):
+                    objs[m.group(2)] = m.group(3)
+                if m.group(1) == "ob":
+                    ob = objs[m.group(2)]
+                continue
+            m = re.match(r"^(c?fn)=\((\d+)\)(?: (.*))?$", line)
+            if m:
+                if m.group(3):
+                    names[m.group(2)] = m.group(3)
+                if m.group(1) == "fn":
+                    fn = names[m.group(2)]
+                    fns.setdefault(fn, {})
+                    where[fn] = ob
+                else:
+                    cfn = names[m.group(2)]
+                continue
+            if line.startswith("calls="):
+                calls.setdefault(fn, set()).add(cfn)
+                skip_next = True
+                continue
+            if not line or not (line[0].isdigit() or line[0] in "+-*"):
+                continue
+            parts = line.split()
+            for i in range(len(positions)):
+                tok = parts[i]
+                if tok == "*":
+                    pass
+                elif tok[0] in "+-":
+                    pos[i] += int(tok, 0)
+                else:
+                    pos[i] = int(tok, 0)
+            if skip_next:
+                skip_next = False
+                continue
+            if fn is None or events is None:
+                continue
+            ir = int(parts[len(positions)]) if len(parts) > len(positions) else 0
+            addr = pos[positions.index("instr")]
+            fns[fn][addr] = fns[fn].get(addr, 0) + ir
+    if "instr" not in positions:
+        sys.exit(f"budget.py: {path}: not dumped with --dump-instr=yes")
+    return name, fns, calls, where
+
+
+def symbolize(binary, addrs):
+    """Return {addr: [(function, file, line), ...]}, innermost first."""
+    addrs = sorted(addrs)
+    out = subprocess.run(["llvm-symbolizer", f"--obj={binary}"],
+                         input="".join(f"0x{a:x}\n" for a in addrs),
+                         capture_output=True, text=True, check=True).stdout
+    blocks = out.strip("\n").split("\n\n")
+    if len(blocks) != len(addrs):
+        sys.exit("budget.py: llvm-symbolizer gave "
+                 f"{len(blocks)} answers for {len(addrs)} addresses")
+    chains = {}
+    for addr, block in zip(addrs, blocks):
+        lines = block.split("\n")
+        chain = []
+        for fn, loc in zip(lines[0::2], lines[1::2]):
+            path, line = (loc.rsplit(":", 2) + ["0", "0"])[:2]
+            chain.append((fn, os.path.normpath(path), int(line or 0)))
+        chains[addr] = chain
+    return chains
+
+
+_sources = {}
+
+
+def source_line(path, line):
+    if path not in _sources:
+        try:
+            with open(path, errors="replace") as f:
+                _sources[path] = f.read().split("\n")
+        except OSError:
+            _sources[path] = []
+    text = _sources[path]
+    return text[line - 1] if 0 < line <= len(text) else ""
+
+
+def categorize(chain):
+    for fre, cat in CHAIN_RULES:
+        if any(re.search(fre, fn) for fn, _, _ in chain):
+            return cat
+    for fn, path, line in chain:
+        if not line and path:
+            # An instruction the compiler gave no source line (it merged
+            # or moved it): nothing says what it is for
+            return "other"
+        text = source_line(path, line)
+        for fre, lre, cat in RULES:
+            if re.search(fre, fn) and (lre is None or re.search(lre, text)):
+                return cat
+    return "other"
+
+
+def reachable(root, calls):
+    """The functions whose costs count for a lookup function: itself and
+    every function it calls, directly or not."""
+    seen, todo = {root}, [root]
+    while todo:
+        for callee in calls.get(todo.pop(), ()):
+            if callee not in seen:
+                seen.add(callee)
+                todo.append(callee)
+    return seen
+
+
+def main():
+    detail = None
+    if sys.argv[1] == "--detail":
+        detail, sys.argv[1:] = sys.argv[2], sys.argv[3:]
+    ops, binary, d, sizes = (int(sys.argv[1]), sys.argv[2], sys.argv[3],
+                             sys.argv[4:])
+    print("\n# Where each lookup's instructions go, per lookup (callgrind, "
+          f"{ops} lookups; instructions")
+    print("# mapped to categories through the functions the compiler inlined, "
+          "by tests/bench/budget.py):")
+    for cat in CATEGORIES:
+        print(f"#   {cat:<8} {MEANINGS[cat]}")
+    print("# proper: the lookup without its frame and RCU")
+    head = f"{'workload':<16} {'entries':>8} {'structure':<11}"
+    head += "".join(f" {c:>7}" for c in CATEGORIES) + f" {'total':>7} {'proper':>7}"
+    print(head)
+    for size in sizes:
+        rows = {}
+        for path in glob.glob(f"{d}/callgrind.{size}.*"):
+            name, fns, calls, where = read_dump(path)
+            if not name:
+                continue
+            structure, workload, *_ = name.split()
+            if structure not in LOOKUPS or not workload.startswith("lookup"):
+                continue
+            rows[(workload, structure)] = (fns, calls, where)
+        if not rows:
+            sys.exit(f"budget.py: no dumps for {size} entries in {d}")
+        # The program's own instructions; a shared library's (memcmp()
+        # in the C library, say) go by their function's name alone.
+        addrs = set()
+        for fns, _, where in rows.values():
+            for f, costs in fns.items():
+                if os.path.samefile(where[f], binary):
+                    addrs.update(costs)
+        chains = symbolize(binary, addrs)
+        for workload in sorted({w for w, _ in rows},
+                               key=lambda w: (w != "lookup-uniform", w)):
+            for structure in ORDER:
+                if (workload, structure) not in rows:
+                    continue
+                fns, calls, where = rows[(workload, structure)]
+                root = LOOKUPS[structure]
+                if root not in fns:
+                    continue
+                cats = dict.fromkeys(CATEGORIES, 0)
+                for f in reachable(root, calls):
+                    for addr, ir in sorted(fns.get(f, {}).items()):
+                        chain = chains.get(addr, [(f, "", 0)])
+                        cat = categorize(chain)
+                        cats[cat] += ir
+                        if detail == f"{structure} {workload}":
+                            where = " < ".join(
+                                f"{fn}:{line}" for fn, _, line in chain)
+                            print(f"  {addr:#x} {ir / ops:6.3f} {cat:<8} {where}")
+                total = sum(cats.values())
+                proper = total - cats["frame"] - cats["RCU"]
+                print(f"{workload:<16} {size:>8} {structure:<11}"
+                      + "".join(f" {cats[c] / ops:7.1f}" for c in CATEGORIES)
+                      + f" {total / ops:7.1f} {proper / ops:7.1f}")
+
+
+if __name__ == "__main__":
+    main()
