@@ -141,6 +141,7 @@ struct rbh_bucket __rcu *const rbh_empty_table[RBH_MIN_TABLE_BYTES / sizeof(void
 	[0 ... RBH_MIN_TABLE_BYTES / sizeof(void *) - 1] =
 		(struct rbh_bucket __force __rcu *)&rbh_empty_bucket,
 };
+/* For RBH_INIT(), which initialises a rosebush in a module's storage */
 EXPORT_SYMBOL_GPL(rbh_empty_table);
 
 /* Bit @d of @key, counting from the top. */
@@ -2877,10 +2878,11 @@ done:
 /*
  * What rbh_first() does not do inline: walk the other groups of @bucket
  * that @key's home group names in its filter, whose bits for @key are
- * @dests (shifted down, not 0), then its chain if they name it.
+ * @dests (shifted down, not 0), then its chain if they name it.  Exported
+ * for rbh_first() only.
  */
-void *__rbh_first(struct rbh_iter *rbhi, struct rbh_bucket *bucket, u32 key,
-		  unsigned int dests)
+void *rbh_first_spilled(struct rbh_iter *rbhi, struct rbh_bucket *bucket,
+			u32 key, unsigned int dests)
 {
 	unsigned int step = 1, index = 0;
 	void *p;
@@ -2889,15 +2891,21 @@ void *__rbh_first(struct rbh_iter *rbhi, struct rbh_bucket *bucket, u32 key,
 	rbhi->bucket = bucket;
 	rbhi->dests = dests;
 	p = rbh_dests_next(bucket, key, rbh_home(key), dests, &step, &index);
-	rbhi->index = index;
-	rbhi->step = step;
-	if (likely(p))
+	if (likely(p)) {
+		rbhi->index = index;
+		rbhi->step = step;
 		return p;
-	if (!(dests & BIT(RBH_CHAIN_DEST * RBH_FILTER_BITS)))
+	}
+	if (!(dests & BIT(RBH_CHAIN_DEST * RBH_FILTER_BITS))) {
+		rbhi->step = RBH_ITER_DONE;
 		return NULL;
+	}
+	/* Past the primary bucket's last group: on to the chain */
+	rbhi->index = 0;
+	rbhi->step = RBH_STEP_CHAIN + RBH_GROUPS;
 	return rbh_walk_on(rbhi);
 }
-EXPORT_SYMBOL_GPL(__rbh_first);
+EXPORT_SYMBOL_GPL(rbh_first_spilled);
 
 /**
  * rbh_next() - Return the next pointer stored under the walk's hash.

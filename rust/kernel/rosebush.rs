@@ -163,6 +163,7 @@ use core::{
     borrow::Borrow,
     cell::UnsafeCell,
     hash::{Hash, Hasher},
+    iter::FusedIterator,
     marker::PhantomData,
     mem::ManuallyDrop,
     ops::{Deref, DerefMut},
@@ -915,7 +916,8 @@ fn lock_keys() -> *mut bindings::rbh_lock_keys {
     KEYS.0.get()
 }
 
-/// A walk of one hash of a rosebush, for `rbh_first()` or `rbh_iter_lock()`: `RBH_ITER()`.
+/// An iterator over one hash of a rosebush, as `RBH_ITER()` declares it: `rbh_iter_lock()` starts
+/// its walk, or [`Iter`] hands its rosebush and hash to `rbh_first()`.
 fn new_iter(rbh: *mut bindings::rbh, hash: u32) -> bindings::rbh_iter {
     bindings::rbh_iter {
         rbh,
@@ -1126,8 +1128,9 @@ impl<T: Send + 'static> Drop for Reservation<'_, T> {
 /// for `'a`.
 pub struct Iter<'a, T: Send + 'static> {
     iter: bindings::rbh_iter,
-    /// Whether `rbh_first()` has started the walk, and whether it has ended.
+    /// Whether `rbh_first()` has started the walk.
     started: bool,
+    /// Whether the walk has ended: `rbh_first()` or `rbh_next()` returned null.
     ended: bool,
     _borrows: PhantomData<&'a Rosebush<T>>,
     _guard: &'a rcu::Guard,
@@ -1146,9 +1149,11 @@ impl<'a, T: Send + 'static> Iterator for Iter<'a, T> {
             unsafe { bindings::rbh_next(&mut self.iter) }
         } else {
             self.started = true;
-            // SAFETY: by the type invariants `self.iter.rbh` is a rosebush that outlives
-            // `self`, and the RCU read lock is held.
-            unsafe { bindings::rbh_first(&mut self.iter, self.iter.rbh, self.iter.hash) }
+            // `rbh_first()` reads neither field of the iterator: it takes both as arguments.
+            let (rbh, hash) = (self.iter.rbh, self.iter.hash);
+            // SAFETY: by the type invariants `rbh` is a rosebush that outlives `self`, and the
+            // RCU read lock is held.
+            unsafe { bindings::rbh_first(&mut self.iter, rbh, hash) }
         };
         if p.is_null() {
             self.ended = true;
@@ -1161,6 +1166,9 @@ impl<'a, T: Send + 'static> Iterator for Iter<'a, T> {
         Some(unsafe { RcuBox::<T>::borrow(p) })
     }
 }
+
+// Once the walk has ended, `next()` returns `None` for good.
+impl<T: Send + 'static> FusedIterator for Iter<'_, T> {}
 
 /// The bucket of one hash, locked by [`Rosebush::lock`]; unlocked when dropped.
 ///

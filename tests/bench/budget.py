@@ -40,7 +40,7 @@ MEANINGS = {
     "hit": "rosebush: the matching entry's pointer, and the iterator",
     "filter": "rosebush: the home group's filter, on a miss",
     "chain": "following a list (rhashtable, hlist_bl) to its end",
-    "slow": "out-of-line walks (rbh_next()), rhashtable's rehash check",
+    "slow": "out-of-line walks (rbh_first_spilled(), rbh_next()), rhashtable's rehash check",
     "caller": "comparing the object's key with the one looked up",
     "other": "given no source line by the compiler (or matched by no rule)",
 }

@@ -57,7 +57,8 @@ struct rbh_lock_keys {
  * Embed it in a larger structure and initialise it with rbh_init(), or
  * define it with DEFINE_ROSEBUSH().  An initialised rosebush holds no
  * memory until the first rbh_insert() or rbh_reserve(); release what it
- * holds with rbh_destroy() or rbh_free_and_destroy().
+ * holds with rbh_destroy() or rbh_free_and_destroy().  A rosebush filled
+ * with zeroes is not initialised: even a lookup in it is a bug.
  *
  * None of the fields may be used outside lib/rosebush.c.
  */
@@ -435,8 +436,9 @@ struct rbh_bucket {
 
 /*
  * The table word keeps in its low bits the shift that turns a key into a
- * slot of the table: 32 less the table's depth, from 5 to 31, as tables
- * are at least 32 bytes and at most 2^27 slots deep.
+ * slot of the table: 32 less the table's depth, from 31 (the first table,
+ * two slots) down to 5 (2^27 slots, the deepest on 64-bit) or 4 (2^28, on
+ * 32-bit); tables are at least 32 bytes, so the five bits are free.
  */
 #define RBH_SHIFT_MASK	31UL
 /* rbhi->step once an iteration has ended */
@@ -449,13 +451,18 @@ struct rbh_bucket {
  */
 #define rbh_dereference(p)	rcu_dereference_check(p, rcu_read_lock_any_held())
 
-/* The table of a table word, NULL for none, and its depth (0 for none) */
+/*
+ * The table of a table word and its depth, for writers: NULL and 0 for
+ * none, whether the word is RBH_NO_TABLE or NULL (rbh_table_peek() of a
+ * rosebush without a table).  Readers index the table with
+ * rbh_table_bucket(), which needs no test for RBH_NO_TABLE.
+ */
 static __always_inline struct rbh_bucket __rcu **
 rbh_untag(const struct rbh_table *tagged, unsigned int *depth)
 {
 	unsigned long word = (unsigned long)tagged;
 
-	if (tagged == (__force struct rbh_table *)RBH_NO_TABLE) {
+	if (!tagged || tagged == (__force struct rbh_table *)RBH_NO_TABLE) {
 		*depth = 0;
 		return NULL;
 	}
@@ -528,9 +535,9 @@ static __always_inline u32 *rbh_home_filter(struct rbh_bucket *bucket,
 }
 
 void *rbh_next(struct rbh_iter *rbhi);
-/* What rbh_first() does not do inline */
-void *__rbh_first(struct rbh_iter *rbhi, struct rbh_bucket *bucket, u32 key,
-		  unsigned int dests);
+/* Private: what rbh_first() does not do inline */
+void *rbh_first_spilled(struct rbh_iter *rbhi, struct rbh_bucket *bucket,
+			u32 key, unsigned int dests);
 
 /* The bucket that @key indexes in the table @tagged. */
 static __always_inline struct rbh_bucket *
@@ -576,10 +583,12 @@ static __always_inline unsigned int rbh_group_match(struct rbh_bucket *bucket,
  *
  * Most walks read one cache line of one bucket and end there, hit or
  * miss.  That part is inline, as rhashtable_lookup() is, and writes the
- * iterator only when it returns a pointer; the rest is out of line.
+ * iterator only when it has found an entry or must look further; the
+ * rest is out of line.  Only rbh_next() may use the iterator afterwards:
+ * rbh_iter_remove() and its kin are for locked walks (rbh_iter_lock()).
  *
- * Context: RCU read lock held (rcu_read_lock(), rcu_read_lock_bh() or
- * rcu_read_lock_sched()).  Does not sleep.
+ * Context: Any context, with the RCU read lock held (rcu_read_lock(),
+ * rcu_read_lock_bh() or rcu_read_lock_sched()).  Does not sleep.
  * Return: The first pointer, or NULL if there is none.
  */
 static __always_inline void *rbh_first(struct rbh_iter *rbhi,
@@ -624,7 +633,7 @@ static __always_inline void *rbh_first(struct rbh_iter *rbhi,
 		 rbh_filter_shift(key)) & RBH_FILTER_LOW;
 	if (likely(!dests))
 		return NULL;
-	return __rbh_first(rbhi, bucket, key, dests);
+	return rbh_first_spilled(rbhi, bucket, key, dests);
 }
 
 /**
@@ -638,7 +647,7 @@ static __always_inline void *rbh_first(struct rbh_iter *rbhi,
  * is for a hashtable: the body must check that @p is the object it looks
  * for, and may break out of the loop at any time.
  *
- * Context: RCU read lock held.  Does not sleep.
+ * Context: Any context, with the RCU read lock held.  Does not sleep.
  */
 #define rbh_for_each_possible(p, rbhi, rbh, hash)			\
 	for (p = rbh_first(rbhi, rbh, hash); p; p = rbh_next(rbhi))
