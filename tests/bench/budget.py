@@ -48,7 +48,7 @@ MEANINGS = {
 # (function regex, category): an instruction inlined anywhere into one of
 # these functions belongs to the category, whatever else it is.
 CHAIN_RULES = [
-    (r"^rbh_next$|^__rbh_first$", "slow"),
+    (r"^rbh_next$|^rbh_first_spilled$", "slow"),
     (r"^_?urcu_|^rcu_read_(un)?lock", "RCU"),
 ]
 
@@ -69,7 +69,7 @@ RULES = [
     (r"^rbh_first$", r"likely\(match\)|match = ", "compare"),
     (r"^rbh_first$", r"__ffs|smp_rmb|rbh_home_slots|rbhi->|likely\(p\)|return p", "hit"),
     (r"^rbh_first$", r"filter|return NULL", "filter"),
-    (r"^rbh_first$", r"rbh_next", "slow"),
+    (r"^rbh_first$", r"rbh_next|rbh_first_spilled", "slow"),
     (r"^rbh_first$", r"^\s*[{}]\s*$|^static", "hit"),
     # rhashtable: <linux/rhashtable.h>
     (r"^rht_key_hashfn$|^rht_key_get_hash$|^rht_bucket_index$", None, "hash"),
