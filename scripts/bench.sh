@@ -128,9 +128,16 @@ dentry() {
 	(cd "$dir" &&
 	 clang "${cflags[@]}" -include "$top/tests/bench/bench-spinlock.h" \
 		"$top/tests/bench/dentry-bench.c" slab.o vsprintf.o linux.o \
-		-lurcu -lpthread -o dentry-bench)
-	"$dir/dentry-bench" "$@" | tee "$dir/dentry.txt"
-	echo "bench: table in $dir/dentry.txt"
+		-lurcu -lpthread -lm -o dentry-bench)
+	"$dir/dentry-bench" csv="$dir/dentry.csv" "$@" | tee "$dir/dentry.txt"
+	echo "bench: table in $dir/dentry.txt, every ratio in $dir/dentry.csv"
+	if ! command -v gnuplot >/dev/null; then
+		echo 'bench: gnuplot is not installed: no plot (make toolchain installs gnuplot-nox)'
+		return
+	fi
+	gnuplot -e "csv='$dir/dentry.csv'; png='$dir/dentry.png'" \
+		"$top/tests/bench/dentry-bench.gp"
+	echo "bench: B/A against dentries plotted in $dir/dentry.png"
 }
 
 build

@@ -138,6 +138,13 @@ static struct rbh_stats *rbh_test_stats_alloc(struct kunit *test)
 	return st;
 }
 
+/* Whether @rbh has a table of its own, rather than RBH_NO_TABLE */
+static bool rbh_test_has_table(struct rbh *rbh)
+{
+	return rcu_access_pointer(rbh->rbh_table) !=
+	       (__force struct rbh_table *)RBH_NO_TABLE;
+}
+
 /*
  * Wait for the shrink work that removals queue, so that what it folds,
  * merges and halves shows in a snapshot.  A rosebush sets the work up
@@ -145,7 +152,7 @@ static struct rbh_stats *rbh_test_stats_alloc(struct kunit *test)
  */
 static void rbh_test_settle(struct rbh *rbh)
 {
-	if (rcu_access_pointer(rbh->rbh_table) != RBH_NO_TABLE)
+	if (rbh_test_has_table(rbh))
 		flush_work(&rbh->rbh_shrink_work);
 }
 
@@ -157,8 +164,7 @@ static void rbh_test_settle(struct rbh *rbh)
  */
 static void rbh_test_shrink_off(struct kunit *test, struct rbh *rbh)
 {
-	KUNIT_ASSERT_PTR_NE(test, rcu_access_pointer(rbh->rbh_table),
-			    RBH_NO_TABLE);
+	KUNIT_ASSERT_TRUE(test, rbh_test_has_table(rbh));
 	disable_work_sync(&rbh->rbh_shrink_work);
 }
 
