@@ -1101,7 +1101,7 @@ static void bench_check(const struct bench_table *tbl, enum bench_workload w,
  * the same keys in the same order:
  *
  *   LEVEL_RBH_SLOT	rosebush's table slot only
- *   LEVEL_RBH_ENTRY	the table slot, then the first pointer rbh_next()
+ *   LEVEL_RBH_ENTRY	the table slot, then the first pointer rbh_first()
  *			returns (the bucket's line or lines), not the object
  *   LEVEL_RHT_SLOT	rhashtable's bucket slot only (the first object's
  *			address), not the object

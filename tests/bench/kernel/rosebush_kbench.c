@@ -308,11 +308,11 @@ static int bench_rbh_insert(struct bench_obj *obj)
 
 static struct bench_obj *bench_rbh_lookup(u64 key)
 {
-	RBH_ITER(iter, &bench_rbh, bench_hash(key));
 	struct bench_obj *obj;
+	struct rbh_iter iter;
 
 	rcu_read_lock();
-	while ((obj = rbh_next(&iter)) != NULL)
+	rbh_for_each_possible(obj, &iter, &bench_rbh, bench_hash(key))
 		if (obj->key == key)
 			break;
 	rcu_read_unlock();
