@@ -1954,7 +1954,11 @@ static bool rbh_merge_held(struct rbh_bucket *lo, struct rbh_bucket *hi,
 /*
  * The buddy of the locked @bucket, which holds @key, if it might merge
  * with it once it holds @count entries, as far as a look at @bucket
- * alone tells; NULL otherwise.  The caller holds the RCU read lock.
+ * alone tells; NULL otherwise.  Of two buddies that together hold at
+ * most RBH_MERGE_MAX entries, one holds at most half as many: it is the
+ * one that looks, so that a removal from a fuller bucket, as most are,
+ * does not read its buddy's slot and header.  The caller holds the RCU
+ * read lock.
  */
 static struct rbh_bucket *rbh_buddy(const struct rbh *rbh,
 				    const struct rbh_bucket *bucket, u32 key,
@@ -1963,7 +1967,7 @@ static struct rbh_bucket *rbh_buddy(const struct rbh *rbh,
 	unsigned int depth, d = bucket->h.depth;
 	struct rbh_bucket __rcu **table;
 
-	if (count > RBH_MERGE_MAX || d < 2 ||
+	if (count > RBH_MERGE_MAX / 2 || d < 2 ||
 	    rcu_access_pointer(bucket->h.chain))
 		return NULL;
 	table = rbh_untag(rbh_table_word(rbh), &depth);
@@ -2662,16 +2666,39 @@ static void rbh_remove_entry(struct rbh_bucket *primary,
  */
 int rbh_remove(struct rbh *rbh, u32 hash, void *p)
 {
-	u32 key = rbh_key(hash);
+	u32 key = rbh_key(hash), *keys;
 	struct rbh_bucket *primary, *buddy;
+	unsigned int d, home, i;
 	struct rbh_pos pos;
 	bool fold, merge;
-	unsigned int d;
 
 	rcu_read_lock();
 	if (!rbh_lock_bucket(rbh, key, NULL, &primary)) {
 		rcu_read_unlock();
 		return -ENOENT;
+	}
+	/*
+	 * Most removals find their entry in its home group of the primary
+	 * bucket, which stays fuller than a merge needs, has no chain to
+	 * fold and no merge hold to count down: they clear the key and are
+	 * done, unless the table is ready to halve.
+	 */
+	home = rbh_home(key);
+	keys = rbh_home_keys(primary, home);
+	for (i = 0; i < RBH_GROUP_MAX; i++) {
+		if (keys[i] != key ||
+		    rcu_access_pointer(rbh_home_slots(primary, home)[i]) != p)
+			continue;
+		if (primary->h.count <= RBH_MERGE_MAX / 2 + 1 ||
+		    primary->h.hold || rcu_access_pointer(primary->h.chain))
+			break;
+		rbh_clear_entry(primary, home, i);
+		rbh_changed(primary);
+		spin_unlock(&primary->h.lock);
+		rcu_read_unlock();
+		if (rbh_halve_wanted(rbh))
+			rbh_shrink_later(rbh, key, 0);
+		return 0;
 	}
 	/* If the removal will look at the buddy, fetch it meanwhile */
 	buddy = rbh_buddy(rbh, primary, key, primary->h.count - 1);

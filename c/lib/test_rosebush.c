@@ -1328,7 +1328,48 @@ out:
 }
 
 /*
- * Lookups may run under any flavour of the RCU read lock, as rbh_next()'s
+ * A bucket and its chain fold whichever entry the removal that lets them
+ * fit takes: here one in its home group of a bucket that stays fuller
+ * than a merge needs.  With one hash, the oldest entries fill the bucket,
+ * the first RBH_GROUP_MAX of them in the home group, and the newest are
+ * in the chain: some of each stay, the middle go first, then the oldest.
+ */
+static void rbh_chain_folds_after_home_removal(struct kunit *test)
+{
+	struct rbh *rbh = rbh_test_new(test);
+	struct rbh_stats *st = rbh_test_stats_alloc(test);
+	unsigned long n, merge_max, kept, chained;
+	struct rbh_test_set *set;
+	unsigned int cap;
+
+	cap = rbh_test_capacity(test, rbh, st);
+	n = 3 * cap;
+	/* RBH_MERGE_MAX: what a bucket and its chain fold at */
+	merge_max = 2 * cap / 3;
+	/* More in the bucket than a bucket that may merge holds */
+	kept = merge_max / 2 + 2;
+	chained = merge_max + 1 - kept;
+	set = rbh_test_set_new(test, rbh, n);
+	rbh_test_set_fill(set, RBH_TEST_ONE_HASH);
+	if (!rbh_test_set_add(test, set, 0, n) ||
+	    !rbh_test_set_del(test, set, kept, n - chained))
+		goto out;
+	rbh_test_check_counts(test, rbh, st, merge_max + 1, 0);
+	KUNIT_EXPECT_GE(test, st->overflow_buckets, 1UL);
+
+	/* The removal that lets them fit, from the home group */
+	if (!rbh_test_set_del(test, set, 0, 1))
+		goto out;
+	rbh_test_check_set(test, set);
+	rbh_test_check_counts(test, rbh, st, merge_max, 0);
+	rbh_test_print_stats(test, "folded", st);
+	KUNIT_EXPECT_EQ(test, st->overflow_buckets, 0UL);
+out:
+	rbh_test_destroy(test, rbh);
+}
+
+/*
+ * Lookups may run under any flavour of the RCU read lock, as rbh_first()'s
  * Context says: one grace period waits for them all.  Under PROVE_RCU, a
  * walk under rcu_read_lock_bh() alone, through spilled entries and an
  * overflow chain, must not be reported as suspicious RCU usage (a report
@@ -5425,6 +5466,7 @@ static struct kunit_case rosebush_cases[] = {
 	KUNIT_CASE(rbh_equal_hash_flood),
 	KUNIT_CASE(rbh_readers_of_any_flavour),
 	KUNIT_CASE(rbh_chain_folds_back),
+	KUNIT_CASE(rbh_chain_folds_after_home_removal),
 	KUNIT_CASE_PARAM(rbh_destroy_shapes, rbh_test_shapes_gen_params),
 	KUNIT_CASE_PARAM(rbh_free_and_destroy_shapes,
 			 rbh_test_shapes_gen_params),
