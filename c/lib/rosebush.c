@@ -2644,6 +2644,21 @@ static void rbh_remove_entry(struct rbh_bucket *primary,
 	WRITE_ONCE(*filter, *filter & ~rbh_filter_bit(key, dest));
 }
 
+/*
+ * Does a removal from the home group of the locked @primary end there,
+ * the table's halving aside?  Not if it may leave the bucket ready to
+ * merge (see rbh_buddy()), nor if it must count down a merge hold
+ * (rbh_merge_likely()), nor if the bucket has a chain that may fold.
+ */
+static bool rbh_remove_ends_home(const struct rbh_bucket *primary)
+{
+	if (primary->h.count <= RBH_MERGE_MAX / 2 + 1)
+		return false;
+	if (primary->h.hold)
+		return false;
+	return !rcu_access_pointer(primary->h.chain);
+}
+
 /**
  * rbh_remove() - Remove a pointer from a rosebush.
  * @rbh: The rosebush.
@@ -2679,9 +2694,7 @@ int rbh_remove(struct rbh *rbh, u32 hash, void *p)
 	}
 	/*
 	 * Most removals find their entry in its home group of the primary
-	 * bucket, which stays fuller than a merge needs, has no chain to
-	 * fold and no merge hold to count down: they clear the key and are
-	 * done, unless the table is ready to halve.
+	 * bucket, and need do nothing more than clear it.
 	 */
 	home = rbh_home(key);
 	keys = rbh_home_keys(primary, home);
@@ -2689,8 +2702,7 @@ int rbh_remove(struct rbh *rbh, u32 hash, void *p)
 		if (keys[i] != key ||
 		    rcu_access_pointer(rbh_home_slots(primary, home)[i]) != p)
 			continue;
-		if (primary->h.count <= RBH_MERGE_MAX / 2 + 1 ||
-		    primary->h.hold || rcu_access_pointer(primary->h.chain))
+		if (!rbh_remove_ends_home(primary))
 			break;
 		rbh_clear_entry(primary, home, i);
 		rbh_changed(primary);
