@@ -8,10 +8,12 @@
 #   bench.sh [ARGS...]	time every structure, and plot the lookups with
 #			gnuplot; ARGS go to the program: -l (sizes up to
 #			10^7), repeats=R, ops=N, max=N, seed=N
-#   bench.sh misses [SIZES...]
+#   bench.sh misses [ll=BYTES] [SIZES...]
 #			count cache misses per lookup under callgrind's
 #			cache simulation, at each size (default 10^6 and
-#			4 x 10^6 entries)
+#			4 x 10^6 entries), with a last level of BYTES
+#			(default 32 MiB: ll=1048576 counts what misses a
+#			1 MiB L2 instead)
 #   bench.sh dentry [ARGS...]
 #			the dentry hash alone, as kernel A (hlist_bl) and B
 #			(rosebush) look it up, on dentry-shaped objects
@@ -24,7 +26,8 @@
 #
 # In $ROSEBUSH_WORK/build/userspace-bench, timings: the table goes to
 # stdout and to bench.txt, every result to bench.csv, the plot to
-# bench.png; misses: the table goes to stdout and to misses.txt.
+# bench.png; misses: the table goes to stdout and to misses.txt (or, with
+# ll=BYTES, to misses-KIBk.txt).
 set -euo pipefail
 
 : "${ROSEBUSH_WORK:?}"
@@ -80,15 +83,21 @@ timings() {
 
 # The simulated caches: a 32 KiB 8-way L1 and a 32 MiB 16-way last level,
 # the sizes of this machine's (AMD EPYC) L1d and L3, so that the counts are
-# the same on every machine.
-cachesim=(--cache-sim=yes --I1=32768,8,64 --D1=32768,8,64
-	  --LL=33554432,16,64)
+# the same on every machine; ll=1048576 makes the last level its L2.
+ll=33554432
+cachesim() {
+	echo --cache-sim=yes --I1=32768,8,64 --D1=32768,8,64 --LL="$ll",16,64
+}
 ops=$((1 << 19))
 warmup=$((1 << 18))
 
 misses() {
-	local sizes=("$@") n pids=() rc=0
+	local sizes n pids=() rc=0
 
+	case "${1:-}" in ll=*) ll=${1#ll=}; shift ;; esac
+	out=misses.txt
+	[ "$ll" = 33554432 ] || out=misses-$((ll >> 10))k.txt
+	sizes=("$@")
 	[ ${#sizes[@]} -gt 0 ] || sizes=(1000000 4000000)
 	command -v valgrind >/dev/null ||
 		{ echo 'bench: valgrind is not installed (make toolchain installs it)' >&2; exit 1; }
@@ -96,7 +105,7 @@ misses() {
 	# One callgrind per size, side by side: each is one thread.
 	for n in "${sizes[@]}"; do
 		valgrind --tool=callgrind --instr-atstart=no --collect-atstart=no \
-			"${cachesim[@]}" --dump-instr=yes \
+			$(cachesim) --dump-instr=yes \
 			--callgrind-out-file="$dir/callgrind.$n" \
 			"$dir/rosebush-bench" misses="$n" ops=$ops warmup=$warmup \
 			>"$dir/misses-$n.log" 2>&1 &
@@ -107,10 +116,11 @@ misses() {
 	done
 	[ "$rc" = 0 ] || { echo "bench: callgrind failed" >&2; exit 1; }
 	{
+		echo "# simulated last level: $((ll >> 10)) KiB"
 		python3 "$top/tests/bench/misses.py" "$ops" "$dir" "${sizes[@]}"
 		python3 "$top/tests/bench/budget.py" "$ops" "$dir/rosebush-bench" \
 			"$dir" "${sizes[@]}"
-	} | tee "$dir/misses.txt"
+	} | tee "$dir/$out"
 }
 
 holds() {

@@ -2401,9 +2401,9 @@ static void rbh_shrink_walk(struct rbh *rbh)
 /* What rbh_split_deferred() did, or needs */
 enum rbh_deferred {
 	RBH_DEFERRED_DONE,	/* the bucket needs no split, or cannot have one */
-	RBH_DEFERRED_SPLIT,	/* split it: look at the half holding the key */
+	RBH_DEFERRED_SPLIT,	/* split at depth *@arg: look at both halves */
 	RBH_DEFERRED_GROW,	/* double the table, of depth *@arg, first */
-	RBH_DEFERRED_STEPS,	/* split it with rbh_split_steps() */
+	RBH_DEFERRED_STEPS,	/* split it at depth *@arg in steps */
 	RBH_DEFERRED_REFILL,	/* allocate *@arg spares first */
 };
 
@@ -2436,11 +2436,13 @@ static enum rbh_deferred rbh_split_deferred(struct rbh *rbh, u32 key,
 		*arg = depth;
 		ret = RBH_DEFERRED_GROW;
 	} else if (rbh_needs_steps(bucket, d)) {
+		*arg = d;
 		ret = RBH_DEFERRED_STEPS;
 	} else if (spares->nr < rbh_split_needs(bucket, key)) {
 		*arg = rbh_split_needs(bucket, key);
 		ret = RBH_DEFERRED_REFILL;
 	} else {
+		*arg = d;
 		/* Which unlocks it */
 		rbh_split(rbh, bucket, key, spares, 0);
 		WRITE_ONCE(rbh->rbh_splits, rbh->rbh_splits + 1);
@@ -2464,48 +2466,106 @@ out:
 /*
  * For the work, with RBH_NOWAIT_RESIZE: the splits of the buckets holding
  * @keys that insertions handed over.  Each bucket is split, and the table
- * doubled as each split needs, until the half holding its key needs no
- * more; the other halves wait for an insertion that finds them full.
- * Return: true if the table doubled, which no halving may undo in the
- * same run of the work: the bucket that needed it may not have split
+ * doubled as each split needs, until neither half of any split needs
+ * more.  Return: true if the table doubled, which no halving may undo in
+ * the same run of the work: the bucket that needed it may not have split
  * (its removals, or a failed allocation).
  */
 static bool rbh_resize_deferred(struct rbh *rbh, const u32 *keys,
 				unsigned int nr)
 {
 	struct rbh_spares spares = { };
+	/* The other halves of the splits made, still to look at */
+	u32 halves[32], key;
+	unsigned int i, n, arg, tries;
 	enum rbh_deferred todo;
-	unsigned int i, arg, tries;
 	bool grew = false;
 
 	for (i = 0; i < nr; i++) {
-		for (tries = 0; tries < RBH_DEFERRED_ROUNDS; tries++) {
-			todo = rbh_split_deferred(rbh, keys[i], &spares, &arg);
-			if (todo == RBH_DEFERRED_DONE)
-				break;
+		key = keys[i];
+		n = 0;
+		tries = 0;
+		for (;;) {
+			todo = RBH_DEFERRED_DONE;
+			if (tries++ < RBH_DEFERRED_ROUNDS)
+				todo = rbh_split_deferred(rbh, key, &spares,
+							  &arg);
+			if (todo == RBH_DEFERRED_DONE) {
+				if (!n)
+					break;
+				key = halves[--n];
+				tries = 0;
+				continue;
+			}
 			if (todo == RBH_DEFERRED_GROW) {
 				if (rbh_grow(rbh, arg, false))
-					break;
-				grew = true;
+					tries = RBH_DEFERRED_ROUNDS;
+				else
+					grew = true;
 			}
 			if (todo == RBH_DEFERRED_STEPS) {
 				int err;
 
 				mutex_lock(&rbh->rbh_resize_mutex);
-				err = rbh_split_steps(rbh, keys[i], &spares,
+				err = rbh_split_steps(rbh, key, &spares,
 						      GFP_KERNEL | __GFP_NOWARN);
 				mutex_unlock(&rbh->rbh_resize_mutex);
 				if (err)
-					break;
+					tries = RBH_DEFERRED_ROUNDS;
+				else
+					todo = RBH_DEFERRED_SPLIT;
 			}
+			/* A split at depth d divides keys at bit 31 - d */
+			if (todo == RBH_DEFERRED_SPLIT && n < ARRAY_SIZE(halves))
+				halves[n++] = key ^ BIT(31 - arg);
 			if (todo == RBH_DEFERRED_REFILL &&
 			    rbh_spares_fill(rbh, &spares, arg, 0,
 					    GFP_KERNEL | __GFP_NOWARN))
-				break;
+				tries = RBH_DEFERRED_ROUNDS;
 			cond_resched();
 		}
 	}
 	rbh_spares_free(&spares);
+	return grew;
+}
+
+/*
+ * For the work, with RBH_NOWAIT_RESIZE, once it has doubled the table:
+ * split every chained bucket shallower than the table.  Insertions
+ * chained their entries there while the table was too small, and would
+ * split it only when they next find it full; after a burst of them,
+ * nothing else would.  The walk goes by key, as rbh_shrink_walk() does.
+ * Return: true if the table doubled again, which may leave buckets the
+ * walk passed shallower than the table.
+ */
+static bool rbh_split_walk(struct rbh *rbh)
+{
+	struct rbh_bucket __rcu **table;
+	struct rbh_bucket *bucket;
+	unsigned int depth, d, n = 0;
+	bool grew = false, chained;
+	u64 pos = 0;
+
+	while (pos < BIT_ULL(32)) {
+		u32 key = pos;
+
+		if (++n % RBH_WALK_BATCH == 0)
+			cond_resched();
+		rcu_read_lock();
+		table = rbh_untag(rbh_table_word(rbh), &depth);
+		if (!table) {
+			rcu_read_unlock();
+			break;
+		}
+		bucket = rcu_dereference(table[rbh_index(key, depth)]);
+		d = READ_ONCE(bucket->h.depth);
+		chained = d < depth && rcu_access_pointer(bucket->h.chain);
+		rcu_read_unlock();
+		/* Which splits both halves, and theirs */
+		if (chained)
+			grew |= rbh_resize_deferred(rbh, &key, 1);
+		pos = round_up(pos + 1, BIT_ULL(32 - d));
+	}
 	return grew;
 }
 
@@ -2539,6 +2599,9 @@ static void rbh_shrink_worker(struct work_struct *work)
 
 	if (split_nr)
 		grew = rbh_resize_deferred(rbh, split_keys, split_nr);
+	/* A walk that doubled the table again walks it again */
+	while (grew && rbh_split_walk(rbh))
+		cond_resched();
 
 	if (nr > RBH_SHRINK_KEYS) {
 		rbh_shrink_walk(rbh);

@@ -3076,30 +3076,52 @@ out:
 }
 
 /*
+ * The primary buckets of @rbh shallower than its table that have a chain:
+ * an insertion into one of them would split it.
+ */
+static unsigned long rbh_test_shallow_chains(struct rbh *rbh)
+{
+	struct rbh_bucket __rcu **table;
+	struct rbh_bucket *bucket;
+	unsigned long i, n = 0;
+	unsigned int depth;
+
+	rcu_read_lock();
+	table = rbh_untag(rcu_dereference(rbh->rbh_table), &depth);
+	for (i = 0; table && i < BIT(depth);
+	     i += BIT(depth - bucket->h.depth)) {
+		bucket = rcu_dereference(table[i]);
+		if (bucket->h.depth < depth && rcu_access_pointer(bucket->h.chain))
+			n++;
+	}
+	rcu_read_unlock();
+	return n;
+}
+
+/*
  * With RBH_NOWAIT_RESIZE, insertions never take the resize mutex: the
  * doublings of the table and the splits in steps they need are left to
  * the work, and chains take the entries meanwhile.  No insertion
- * allocates a table or pauses in a split in steps.  Run here, the work
- * doubles the table and splits the bucket handed over until the half
- * holding its key fits, and does not halve the table it doubled.
+ * allocates a table.  The work doubles the table and splits the bucket
+ * handed over, and then every chained bucket the doubling left shallower
+ * than the table, whether or not it was handed over; and it does not
+ * halve the table it doubled.
  *
  * The dividing chain fills bucket 0 of the first table and hands it
- * over, once.  That request is dropped, as when the work's list is full,
- * so that a doubling asked for by bucket 1 leaves the chain in a bucket
- * shallower than the table: the next insertion into it hands over a split
- * in steps.  Bucket 1's request is done by the work as queued, in its own
- * thread.
+ * over, once.  That request is dropped, as when the work's list is full;
+ * the doubling asked for by bucket 1, done by the work as queued in its
+ * own thread, splits the chain too.
  */
 static void rbh_nowait_resize_defers(struct kunit *test)
 {
 	struct rbh_stats *before = rbh_test_stats_alloc(test);
 	struct rbh_stats *after = rbh_test_stats_alloc(test);
-	struct rbh_test_pauses *tp = rbh_test_pauses_init(test);
 	struct rbh_test_fault *ft;
 	unsigned long i, n, cap;
 	struct rbh *rbh;
 
 	rbh = rbh_test_new_flags(test, RBH_NOWAIT_RESIZE);
+	rbh_test_faults_init(test);
 	cap = rbh_test_capacity(test, rbh, before);
 	n = 40 * cap;
 	/* The first table is no doubling: an insertion makes it */
@@ -3132,6 +3154,7 @@ static void rbh_nowait_resize_defers(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_hash_of_key(key),
 						 rbh_test_ptr(n + i)), 0);
 	}
+	rbh_test_fault_disarm(test);
 	KUNIT_EXPECT_EQ(test, ft->calls, 0U);
 	/* Which waits for the work */
 	rbh_test_stats(test, rbh, after);
@@ -3140,32 +3163,71 @@ static void rbh_nowait_resize_defers(struct kunit *test)
 	KUNIT_EXPECT_GT(test, after->splits, before->splits);
 	KUNIT_EXPECT_EQ_MSG(test, after->shrinks, before->shrinks,
 			    "the work halved the table it doubled");
-	KUNIT_EXPECT_EQ(test, after->overflow_buckets,
-			before->overflow_buckets);
-	KUNIT_EXPECT_EQ(test, tp->pauses, 0U);
+	KUNIT_EXPECT_LT_MSG(test, after->overflow_buckets,
+			    before->overflow_buckets,
+			    "the work left bucket 0's chain");
+	KUNIT_EXPECT_EQ_MSG(test, rbh_test_shallow_chains(rbh), 0UL,
+			    "chained buckets shallower than the table");
+	rbh_test_print_stats(test, "after the work", after);
+	rbh_test_check_chain(test, rbh, n, NULL, 0);
+	rbh_test_destroy(test, rbh);
+}
 
-	/* The chain, shallower than the table, is split in steps by the work */
+/*
+ * With RBH_NOWAIT_RESIZE, an insertion into a chain that must be split
+ * in steps hands the split over to the work instead of pausing in it.
+ * The dividing chain fills bucket 0 and asks for a doubling, which the
+ * work makes; the splits fail for want of buckets, so the chain stays, in
+ * a bucket now shallower than the table, for the next insertion.
+ */
+static void rbh_nowait_resize_steps_later(struct kunit *test)
+{
+	struct rbh_stats *before = rbh_test_stats_alloc(test);
+	struct rbh_stats *after = rbh_test_stats_alloc(test);
+	struct rbh_test_pauses *tp = rbh_test_pauses_init(test);
+	struct rbh_test_fault *fb;
+	unsigned long i, n, cap;
+	struct rbh *rbh;
+
+	rbh = rbh_test_new_flags(test, RBH_NOWAIT_RESIZE);
+	cap = rbh_test_capacity(test, rbh, before);
+	n = 40 * cap;
+	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_chain_hash(0),
+					 rbh_test_ptr(0)), 0);
 	rbh_test_shrink_off(test, rbh);
-	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_chain_hash(n + cap + 1),
-					 rbh_test_ptr(n + cap + 1)), 0);
+	for (i = 1; i < n; i++)
+		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_chain_hash(i),
+						 rbh_test_ptr(i)), 0);
+	KUNIT_ASSERT_EQ(test, READ_ONCE(rbh->rbh_split_nr), 1U);
+	rbh_test_stats(test, rbh, before);
+
+	fb = rbh_test_fault_arm(test, RBH_TEST_BUCKET, 0);
+	rbh_test_shrink_here(test, rbh);
+	rbh_test_fault_disarm(test);
+	rbh_test_stats(test, rbh, after);
+	KUNIT_EXPECT_GT(test, fb->failed, 0U);
+	KUNIT_ASSERT_EQ(test, after->table_slots, 2 * before->table_slots);
+	KUNIT_ASSERT_EQ(test, after->overflow_buckets,
+			before->overflow_buckets);
+
+	rbh_test_shrink_off(test, rbh);
+	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_chain_hash(n),
+					 rbh_test_ptr(n)), 0);
 	KUNIT_EXPECT_EQ_MSG(test, tp->pauses, 0U,
 			    "an insertion split a bucket in steps");
 	KUNIT_EXPECT_EQ_MSG(test, READ_ONCE(rbh->rbh_split_nr), 1U,
 			    "the insertion did not hand its split over");
 	rbh_test_stats(test, rbh, before);
 	rbh_test_shrink_here(test, rbh);
-	rbh_test_fault_disarm(test);
 	rbh_test_stats(test, rbh, after);
 	KUNIT_EXPECT_GT_MSG(test, tp->pauses, 0U,
 			    "the work did not split the chain in steps");
 	KUNIT_EXPECT_GT(test, after->splits, before->splits);
-	/* Its key's half is split as far as a deeper table lets it */
-	KUNIT_EXPECT_GT(test, after->grows, before->grows);
 	KUNIT_EXPECT_LT(test, after->overflow_buckets,
 			before->overflow_buckets);
 	KUNIT_EXPECT_EQ(test, after->shrinks, before->shrinks);
-	rbh_test_print_stats(test, "after the work", after);
-	rbh_test_check_chain(test, rbh, n, NULL, 0);
+	KUNIT_EXPECT_EQ(test, rbh_test_shallow_chains(rbh), 0UL);
+	rbh_test_check_chain(test, rbh, n + 1, NULL, 0);
 	rbh_test_destroy(test, rbh);
 }
 
@@ -5489,6 +5551,7 @@ static struct kunit_case rosebush_cases[] = {
 	KUNIT_CASE(rbh_bucket_gfp),
 	KUNIT_CASE(rbh_reserve_nofail_chains),
 	KUNIT_CASE(rbh_nowait_resize_defers),
+	KUNIT_CASE(rbh_nowait_resize_steps_later),
 	KUNIT_CASE(rbh_nowait_resize_keeps_growth),
 	KUNIT_CASE(rbh_remove_defers_shrinking),
 	KUNIT_CASE(rbh_lock_classes),

@@ -106,8 +106,9 @@ ORDER = ["rosebush", "rhashtable", "hlist_bl"]
 
 
 def read_dump(path):
-    """Return (trigger, {fn: {addr: Ir}}, {fn: callees}, {fn: object}):
-    each function's self cost, the functions it calls, and the object
+    """Return (trigger, {fn: {addr: (Ir, LL)}}, {fn: callees}, {fn: object}):
+    each function's self cost in instructions and in last-level data
+    misses (reads and writes), the functions it calls, and the object
     (program or shared library) that holds it."""
     name, fns, fn, calls, cfn = None, {}, None, {}, None
     objs, ob, where = {}, None, {}
@@ -167,9 +168,14 @@ def read_dump(path):
                 continue
             if fn is None or events is None:
                 continue
-            ir = int(parts[len(positions)]) if len(parts) > len(positions) else 0
+            # Trailing events that are zero may be left out
+            vals = [int(v) for v in parts[len(positions):]]
+            vals += [0] * (len(events) - len(vals))
+            cost = dict(zip(events, vals))
+            ll = cost.get("DLmr", 0) + cost.get("DLmw", 0)
             addr = pos[positions.index("instr")]
-            fns[fn][addr] = fns[fn].get(addr, 0) + ir
+            ir0, ll0 = fns[fn].get(addr, (0, 0))
+            fns[fn][addr] = (ir0 + cost.get("Ir", 0), ll0 + ll)
     if "instr" not in positions:
         sys.exit(f"budget.py: {path}: not dumped with --dump-instr=yes")
     return name, fns, calls, where
@@ -254,6 +260,7 @@ def main():
     head = f"{'workload':<16} {'entries':>8} {'structure':<11}"
     head += "".join(f" {c:>7}" for c in CATEGORIES) + f" {'total':>7} {'proper':>7}"
     print(head)
+    misses = []
     for size in sizes:
         rows = {}
         for path in glob.glob(f"{d}/callgrind.{size}.*"):
@@ -284,20 +291,33 @@ def main():
                 if root not in fns:
                     continue
                 cats = dict.fromkeys(CATEGORIES, 0)
+                lls = dict.fromkeys(CATEGORIES, 0)
                 for f in reachable(root, calls):
-                    for addr, ir in sorted(fns.get(f, {}).items()):
+                    for addr, (ir, ll) in sorted(fns.get(f, {}).items()):
                         chain = chains.get(addr, [(f, "", 0)])
                         cat = categorize(chain)
                         cats[cat] += ir
+                        lls[cat] += ll
                         if detail == f"{structure} {workload}":
                             where = " < ".join(
                                 f"{fn}:{line}" for fn, _, line in chain)
-                            print(f"  {addr:#x} {ir / ops:6.3f} {cat:<8} {where}")
+                            print(f"  {addr:#x} {ir / ops:6.3f} {ll / ops:5.3f} {cat:<8} {where}")
                 total = sum(cats.values())
                 proper = total - cats["frame"] - cats["RCU"]
                 print(f"{workload:<16} {size:>8} {structure:<11}"
                       + "".join(f" {cats[c] / ops:7.1f}" for c in CATEGORIES)
                       + f" {total / ops:7.1f} {proper / ops:7.1f}")
+                misses.append((workload, size, structure, lls))
+    print("\n# Where each lookup's last-level data misses go, per lookup, by the same categories:")
+    print("# the instruction that misses is the first to touch its line (slot: the table slot;")
+    print("# group, compare, filter: rosebush's home line; chain: a list's node; caller: the object)")
+    cols = [c for c in CATEGORIES if c not in ("frame", "RCU", "hash")]
+    print(f"{'workload':<16} {'entries':>8} {'structure':<11}"
+          + "".join(f" {c:>7}" for c in cols) + f" {'total':>7}")
+    for workload, size, structure, lls in misses:
+        print(f"{workload:<16} {size:>8} {structure:<11}"
+              + "".join(f" {lls[c] / ops:7.2f}" for c in cols)
+              + f" {sum(lls.values()) / ops:7.2f}")
 
 
 if __name__ == "__main__":
