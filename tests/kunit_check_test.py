@@ -8,7 +8,7 @@ tests/kunit_check/ holds, from real runs of `make qemu-kunit` and
 `make qemu-kcsan`:
   - kcsan-console-line-inside-ktap-header.log: a KCSAN boot whose
     clocksource messages fell between a nested "KTAP version 1" and its
-    "# Subtest:" (the CI failure of issue 12);
+    "# Subtest:";
   - kunit-console.log and kunit-results.ktap: a clean KASAN/lockdep run
     (188 tests), its console and what qemu/kunit-init.sh copied to ttyS1;
   - kunit-killed-console.log: the console of a run that was killed while

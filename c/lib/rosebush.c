@@ -2466,26 +2466,32 @@ out:
 /*
  * For the work, with RBH_NOWAIT_RESIZE: the splits of the buckets holding
  * @keys that insertions handed over.  Each bucket is split, and the table
- * doubled as each split needs, until neither half of any split needs
- * more.  Return: true if the table doubled, which no halving may undo in
- * the same run of the work: the bucket that needed it may not have split
- * (its removals, or a failed allocation).
+ * doubled as each split needs; then both halves of each split, and
+ * theirs, up to 32 halves deep.  A key that still needs a split after
+ * RBH_DEFERRED_ROUNDS tries, or whose split gave up (-EBUSY), is left to
+ * the next insertion that finds its bucket full.  *@grew is set if the
+ * table doubled, which no halving may undo in the same run of the work:
+ * the bucket that needed it may not have split (its removals, or a
+ * failed allocation).
+ * Return: 0, or -ENOMEM if an allocation failed: the rest is left to
+ * later insertions rather than tried while memory is short.
  */
-static bool rbh_resize_deferred(struct rbh *rbh, const u32 *keys,
-				unsigned int nr)
+static int rbh_resize_deferred(struct rbh *rbh, const u32 *keys,
+			       unsigned int nr, bool *grew)
 {
 	struct rbh_spares spares = { };
 	/* The other halves of the splits made, still to look at */
 	u32 halves[32], key;
 	unsigned int i, n, arg, tries;
 	enum rbh_deferred todo;
-	bool grew = false;
+	int err = 0;
 
-	for (i = 0; i < nr; i++) {
+	for (i = 0; i < nr && err != -ENOMEM; i++) {
 		key = keys[i];
 		n = 0;
 		tries = 0;
 		for (;;) {
+			err = 0;
 			todo = RBH_DEFERRED_DONE;
 			if (tries++ < RBH_DEFERRED_ROUNDS)
 				todo = rbh_split_deferred(rbh, key, &spares,
@@ -2498,55 +2504,57 @@ static bool rbh_resize_deferred(struct rbh *rbh, const u32 *keys,
 				continue;
 			}
 			if (todo == RBH_DEFERRED_GROW) {
-				if (rbh_grow(rbh, arg, false))
-					tries = RBH_DEFERRED_ROUNDS;
-				else
-					grew = true;
+				err = rbh_grow(rbh, arg, false);
+				if (!err)
+					*grew = true;
 			}
 			if (todo == RBH_DEFERRED_STEPS) {
-				int err;
-
 				mutex_lock(&rbh->rbh_resize_mutex);
 				err = rbh_split_steps(rbh, key, &spares,
 						      GFP_KERNEL | __GFP_NOWARN);
 				mutex_unlock(&rbh->rbh_resize_mutex);
-				if (err)
-					tries = RBH_DEFERRED_ROUNDS;
-				else
+				if (!err)
 					todo = RBH_DEFERRED_SPLIT;
 			}
 			/* A split at depth d divides keys at bit 31 - d */
 			if (todo == RBH_DEFERRED_SPLIT && n < ARRAY_SIZE(halves))
 				halves[n++] = key ^ BIT(31 - arg);
-			if (todo == RBH_DEFERRED_REFILL &&
-			    rbh_spares_fill(rbh, &spares, arg, 0,
-					    GFP_KERNEL | __GFP_NOWARN))
+			if (todo == RBH_DEFERRED_REFILL)
+				err = rbh_spares_fill(rbh, &spares, arg, 0,
+						      GFP_KERNEL | __GFP_NOWARN);
+			if (err == -ENOMEM)
+				break;
+			if (err)
 				tries = RBH_DEFERRED_ROUNDS;
 			cond_resched();
 		}
 	}
 	rbh_spares_free(&spares);
-	return grew;
+	return err == -ENOMEM ? err : 0;
 }
 
 /*
  * For the work, with RBH_NOWAIT_RESIZE, once it has doubled the table:
- * split every chained bucket shallower than the table.  Insertions
- * chained their entries there while the table was too small, and would
- * split it only when they next find it full; after a burst of them,
- * nothing else would.  The walk goes by key, as rbh_shrink_walk() does.
- * Return: true if the table doubled again, which may leave buckets the
- * walk passed shallower than the table.
+ * split every chained bucket shallower than the table, doubling
+ * the table again if a split needs it (rbh_resize_deferred()).
+ * Insertions chained their entries there while the table was too small,
+ * and would split it only when they next find it full; after a burst of
+ * them, nothing else would.  The walk goes by key, as rbh_shrink_walk()
+ * does, and reads a slot and a bucket header per bucket.  *@grew is set
+ * if the table doubled again, which may leave buckets the walk passed
+ * shallower than the table.
+ * Return: 0, or -ENOMEM if an allocation failed.
  */
-static bool rbh_split_walk(struct rbh *rbh)
+static int rbh_split_walk(struct rbh *rbh, bool *grew)
 {
 	struct rbh_bucket __rcu **table;
 	struct rbh_bucket *bucket;
 	unsigned int depth, d, n = 0;
-	bool grew = false, chained;
 	u64 pos = 0;
+	bool split;
+	int err = 0;
 
-	while (pos < BIT_ULL(32)) {
+	while (!err && pos < BIT_ULL(32)) {
 		u32 key = pos;
 
 		if (++n % RBH_WALK_BATCH == 0)
@@ -2559,18 +2567,26 @@ static bool rbh_split_walk(struct rbh *rbh)
 		}
 		bucket = rcu_dereference(table[rbh_index(key, depth)]);
 		d = READ_ONCE(bucket->h.depth);
-		chained = d < depth && rcu_access_pointer(bucket->h.chain);
+		/* A table is never written once replaced, nor a bucket deepened */
+		if (WARN_ON_ONCE(d > depth)) {
+			rcu_read_unlock();
+			break;
+		}
+		split = d < depth && rcu_access_pointer(bucket->h.chain);
 		rcu_read_unlock();
 		/* Which splits both halves, and theirs */
-		if (chained)
-			grew |= rbh_resize_deferred(rbh, &key, 1);
+		if (split)
+			err = rbh_resize_deferred(rbh, &key, 1, grew);
 		pos = round_up(pos + 1, BIT_ULL(32 - d));
 	}
-	return grew;
+	return err;
 }
 
 /*
- * The shrink work: fold and merge the buckets whose keys removals handed
+ * The work of a rosebush.  With RBH_NOWAIT_RESIZE, first the splits and
+ * doublings that insertions handed over, and after a doubling the walk
+ * for the chains it left (rbh_split_walk()).  Then the shrinking: fold
+ * and merge the buckets whose keys removals handed
  * over (or all of them, if too many were), then halve the table as far
  * as it will go; after halvings that let merges refused for being too
  * shallow (rbh_merge_floor()) go ahead, walk and halve again.  A fold or
@@ -2583,7 +2599,8 @@ static void rbh_shrink_worker(struct work_struct *work)
 	u32 keys[RBH_SHRINK_KEYS], split_keys[RBH_SHRINK_KEYS];
 	unsigned int i, nr, split_nr;
 	struct rbh_bucket *spare;
-	bool grew = false;
+	bool grew = false, again;
+	int err = 0;
 
 	spin_lock(&rbh->rbh_shrink_lock);
 	nr = rbh->rbh_shrink_nr;
@@ -2598,10 +2615,12 @@ static void rbh_shrink_worker(struct work_struct *work)
 	smp_mb();
 
 	if (split_nr)
-		grew = rbh_resize_deferred(rbh, split_keys, split_nr);
-	/* A walk that doubled the table again walks it again */
-	while (grew && rbh_split_walk(rbh))
-		cond_resched();
+		err = rbh_resize_deferred(rbh, split_keys, split_nr, &grew);
+	/* A walk that doubles the table again walks it again */
+	for (again = grew; again && !err; cond_resched()) {
+		again = false;
+		err = rbh_split_walk(rbh, &again);
+	}
 
 	if (nr > RBH_SHRINK_KEYS) {
 		rbh_shrink_walk(rbh);
