@@ -53,7 +53,7 @@ KUNIT_BENCH_CONFIGS := tests/kunit/base.config tests/kunit/rosebush.config \
 		       tests/kunit/sample.config tests/kunit/bench.config
 
 .PHONY: help toolchain toolchain-quiet tree export check-patches check-tree check-c check-wmm qemu-kunit-i386 qemu-kunit-arm64 qemu-kunit \
-	qemu-kcsan qemu-sample qemu-dcache qemu-dcache-kcsan qemu-mutants qemu-bench-smoke test-userspace fuzz coverage bench bench-misses bench-dentry bench-holds \
+	qemu-kcsan qemu-sample qemu-dcache qemu-dcache-kcsan qemu-mutants qemu-bench-smoke test-userspace check-bench fuzz coverage bench bench-misses bench-dentry bench-holds \
 	qemu-bench qemu-bench-latency qemu-dcache-ab mutants mutants-rust test \
 	test-tools clean distclean
 
@@ -75,6 +75,7 @@ help:
 	@echo '  qemu-dcache-kcsan the same on the qemu-kcsan kernel'
 	@echo '  test-userspace the rosebush suite and an RCU stress test built as userspace'
 	@echo '                 programs (liburcu, ASan, UBSan) from tools/testing/radix-tree'
+	@echo '  check-bench    build every userspace benchmark from the tree, run none'
 	@echo '  fuzz           run the libFuzzer target (tests/fuzz) for FUZZ_SECONDS (60)'
 	@echo '  coverage       line and branch coverage of lib/rosebush.c from the userspace'
 	@echo '                 suite, the stress test and the fuzz corpus (llvm-cov, HTML)'
@@ -207,6 +208,9 @@ coverage: tree
 bench: tree
 	@$(RB) scripts/bench.sh $(BENCH_ARGS)
 
+check-bench: tree
+	@$(RB) scripts/bench.sh build
+
 bench-misses: tree
 	@$(RB) scripts/bench.sh misses $(MISSES_SIZES)
 
@@ -266,6 +270,7 @@ test-tools: tree
 test: test-tools check-patches check-tree
 	@$(MAKE) --no-print-directory check-wmm
 	@$(MAKE) --no-print-directory test-userspace
+	@$(MAKE) --no-print-directory check-bench
 	@$(MAKE) --no-print-directory qemu-kunit
 	@$(MAKE) --no-print-directory check-c
 	@$(MAKE) --no-print-directory qemu-sample

@@ -2617,9 +2617,10 @@ static void rbh_shrink_worker(struct work_struct *work)
 	if (split_nr)
 		err = rbh_resize_deferred(rbh, split_keys, split_nr, &grew);
 	/* A walk that doubles the table again walks it again */
-	for (again = grew; again && !err; cond_resched()) {
+	for (again = grew; again && !err;) {
 		again = false;
 		err = rbh_split_walk(rbh, &again);
+		cond_resched();
 	}
 
 	if (nr > RBH_SHRINK_KEYS) {

@@ -96,6 +96,74 @@ RULES = [
     (r"^bench_\w+_lookup$", None, "frame"),
 ]
 
+# A removal's categories, for the same structures removing objects one
+# after another (the benchmark's drain loop is counted apart, as "loop").
+REMOVE_CATEGORIES = [
+    "frame", "RCU", "hash", "slot", "lock", "find", "clear", "decide",
+    "merge", "shrink", "other", "loop",
+]
+REMOVE_MEANINGS = {
+    "frame": "the removal function's prologue and epilogue, and its returns",
+    "RCU": "rcu_read_lock() and rcu_read_unlock() (liburcu)",
+    "hash": "reading the object's key and hashing it (the object's line)",
+    "slot": "loading the table pointer, indexing it and loading the slot",
+    "lock": "taking and releasing the bucket's lock (rosebush: the header's line)",
+    "find": "finding the entry: rosebush's home group, rhashtable's chain",
+    "clear": "clearing the entry or unlinking the node, and counting it",
+    "decide": "rosebush: whether the removal leaves its bucket ready to merge",
+    "merge": "rosebush: merging buckets at once (rbh_removed() and below)",
+    "shrink": "whether the table should shrink, and asking for it",
+    "other": "given no source line by the compiler (or matched by no rule)",
+    "loop": "the benchmark's loop over the objects (in neither total)",
+}
+REMOVE_CHAIN_RULES = [
+    (r"^_?urcu_|^rcu_read_(un)?lock", "RCU"),
+    (r"^rbh_halve_wanted$|^rbh_shrink_later$|^rht_shrink_below_30$|"
+     r"^schedule_work$|^queue_work$|pthread_mutex|pthread_cond", "shrink"),
+    (r"^rbh_merge_\w+$|^rbh_place_in_bucket$|^rbh_entry_free$", "merge"),
+    (r"^rbh_buddy$|^rbh_fold_likely$|^rbh_remove_ends_home$", "decide"),
+    (r"^rbh_find_entry$|^rbh_find_in_group$", "find"),
+    (r"^rbh_remove_entry$|^rbh_clear_entry$|^rbh_changed$|^__hlist_bl_del$|"
+     r"^hlist_bl_del_rcu$", "clear"),
+    (r"^bench_spin_|^spin_(un)?lock|^spin_trylock|^bit_spin_|^rht_lock$|"
+     r"^rht_unlock$|^hlist_bl_(un)?lock$", "lock"),
+    (r"^bench_hash$|^hash_64|^bench_rht_hashfn$|^rht_head_hashfn$|^rbh_key$",
+     "hash"),
+]
+REMOVE_RULES = [
+    (r"^rbh_removed$", None, "merge"),
+    (r"^__rbh_lock_bucket$", r"prefetch", "find"),
+    (r"^__rbh_lock_bucket$", r"spin_|contention|RBH_DEAD|__release|return true", "lock"),
+    (r"^__rbh_lock_bucket$|^rbh_bucket$|^rbh_table_word$|^rbh_index$|^rbh_untag$",
+     None, "slot"),
+    (r"^rbh_remove$", r"rbh_lock_bucket|spin_unlock", "lock"),
+    (r"^rbh_remove$", r"rbh_home|keys\[i\]|for \(i|continue", "find"),
+    (r"^rbh_remove$", r"rbh_clear_entry|rbh_changed", "clear"),
+    (r"^rbh_remove$", r"ends_home|break;|buddy|fold|merge|d = primary", "decide"),
+    (r"^rbh_remove$", r"rbh_removed", "merge"),
+    (r"^rbh_remove$", None, "frame"),
+    (r"^rht_bucket_var$|^rht_ptr$|^__rht_ptr$|^rht_bucket$|^rht_dereference", None, "slot"),
+    (r"^rht_assign_unlock$", None, "lock"),
+    (r"^__rhashtable_remove_fast_one$", r"rht_bucket_var|bkt", "slot"),
+    (r"^__rhashtable_remove_fast_one$", r"rht_lock|rht_unlock", "lock"),
+    (r"^__rhashtable_remove_fast_one$", r"rht_for_each|he != obj|pprev = &", "find"),
+    (r"^__rhashtable_remove_fast_one$", r"obj = rht_deref|err = 1|rcu_assign|nelems", "clear"),
+    (r"^__rhashtable_remove_fast_one$", r"shrink|schedule_work", "shrink"),
+    (r"^__rhashtable_remove_fast_one$|^__?rhashtable_remove_fast$", None, "frame"),
+    (r"^bench_bl_bucket$", None, "slot"),
+    (r"^bench_bl_remove$", r"bench_bl_bucket", "slot"),
+    (r"^bench_\w+_remove$", r"bench_hash", "hash"),
+    (r"^bench_\w+_remove$", None, "frame"),
+    (r"^bench_run$|^bench_\w+_run$", None, "loop"),
+]
+# The functions whose costs make up a removal: the drain loop with the
+# removal inlined into it.
+REMOVALS = {
+    "rosebush": "bench_rbh_run",
+    "rhashtable": "bench_rht_run",
+    "hlist_bl": "bench_bl_run",
+}
+
 # The structures, and their lookup functions (with what they call).
 LOOKUPS = {
     "rosebush": "bench_rbh_lookup",
@@ -216,8 +284,8 @@ def source_line(path, line):
     return text[line - 1] if 0 < line <= len(text) else ""
 
 
-def categorize(chain):
-    for fre, cat in CHAIN_RULES:
+def categorize(chain, chain_rules=CHAIN_RULES, rules=RULES):
+    for fre, cat in chain_rules:
         if any(re.search(fre, fn) for fn, _, _ in chain):
             return cat
     for fn, path, line in chain:
@@ -226,10 +294,16 @@ def categorize(chain):
             # or moved it): nothing says what it is for
             return "other"
         text = source_line(path, line)
-        for fre, lre, cat in RULES:
+        for fre, lre, cat in rules:
             if re.search(fre, fn) and (lre is None or re.search(lre, text)):
                 return cat
     return "other"
+
+
+def is_program(obj, binary):
+    """Is @obj, the object callgrind names, the benchmark itself (and not
+    a shared library, which may no longer be where it was)?"""
+    return os.path.realpath(obj) == os.path.realpath(binary)
 
 
 def reachable(root, calls):
@@ -278,7 +352,7 @@ def main():
         addrs = set()
         for fns, _, where in rows.values():
             for f, costs in fns.items():
-                if os.path.samefile(where[f], binary):
+                if is_program(where[f], binary):
                     addrs.update(costs)
         chains = symbolize(binary, addrs)
         for workload in sorted({w for w, _ in rows},
@@ -318,6 +392,71 @@ def main():
         print(f"{workload:<16} {size:>8} {structure:<11}"
               + "".join(f" {lls[c] / ops:7.2f}" for c in cols)
               + f" {sum(lls.values()) / ops:7.2f}")
+    removals(binary, d, sizes, detail)
+
+
+def removals(binary, d, sizes, detail):
+    """The removal budget: instructions and last-level misses per removal
+    by category, from the dumps named "<structure> remove <count>"."""
+    rows = []
+    for size in sizes:
+        dumps = {}
+        for path in glob.glob(f"{d}/callgrind.{size}.*"):
+            name, fns, calls, where = read_dump(path)
+            if not name or name.split()[1:2] != ["remove"]:
+                continue
+            structure = name.split()[0]
+            if structure in REMOVALS:
+                dumps[structure] = (int(name.split()[2]), fns, calls, where)
+        addrs = set()
+        for _, fns, _, where in dumps.values():
+            for f, costs in fns.items():
+                if is_program(where[f], binary):
+                    addrs.update(costs)
+        chains = symbolize(binary, addrs)
+        for structure in ORDER:
+            if structure not in dumps:
+                continue
+            n, fns, calls, where = dumps[structure]
+            cats = dict.fromkeys(REMOVE_CATEGORIES, 0)
+            lls = dict.fromkeys(REMOVE_CATEGORIES, 0)
+            for f in reachable(REMOVALS[structure], calls):
+                for addr, (ir, ll) in sorted(fns.get(f, {}).items()):
+                    chain = chains.get(addr, [(f, "", 0)])
+                    cat = categorize(chain, REMOVE_CHAIN_RULES, REMOVE_RULES)
+                    cats[cat] += ir
+                    lls[cat] += ll
+                    if detail == f"{structure} remove":
+                        at = " < ".join(f"{fn}:{line}" for fn, _, line in chain)
+                        print(f"  {addr:#x} {ir / n:6.3f} {ll / n:5.3f} {cat:<8} {at}")
+            rows.append((size, structure, n, cats, lls))
+    if not rows:
+        return
+    print("\n# Where each removal's instructions go, per removal (callgrind; the removals that take")
+    print("# the structure from three quarters of its objects to half, in the order they were")
+    print("# stored; mapped to categories as above, by tests/bench/budget.py):")
+    for cat in REMOVE_CATEGORIES:
+        print(f"#   {cat:<8} {REMOVE_MEANINGS[cat]}")
+    print("# proper: the removal without its frame, RCU and the loop")
+    cols = REMOVE_CATEGORIES
+    print(f"{'entries':>8} {'structure':<11}" + "".join(f" {c:>7}" for c in cols)
+          + f" {'total':>7} {'proper':>7}")
+    for size, structure, n, cats, _ in rows:
+        total = sum(cats.values()) - cats["loop"]
+        proper = total - cats["frame"] - cats["RCU"]
+        print(f"{size:>8} {structure:<11}" + "".join(f" {cats[c] / n:7.1f}" for c in cols)
+              + f" {total / n:7.1f} {proper / n:7.1f}")
+    print("\n# Where each removal's last-level data misses go, per removal, by the same categories")
+    print("# (the instruction that misses is the first to touch its line: hash, the object; slot,")
+    print("# the table slot; lock, rosebush's header line and rhashtable's slot; find, rosebush's")
+    print("# home line and rhashtable's chain)")
+    cols = [c for c in REMOVE_CATEGORIES if c not in ("RCU",)]
+    print(f"{'entries':>8} {'structure':<11}" + "".join(f" {c:>7}" for c in cols)
+          + f" {'total':>7}")
+    for size, structure, n, _, lls in rows:
+        total = sum(lls.values()) - lls["loop"]
+        print(f"{size:>8} {structure:<11}" + "".join(f" {lls[c] / n:7.2f}" for c in cols)
+              + f" {total / n:7.2f}")
 
 
 if __name__ == "__main__":
