@@ -1,5 +1,5 @@
 // expect: one type is more general than the other
-// Rosebush<T> must be invariant in T (issue 14, defect 3): were it
+// Rosebush<T> must be invariant in T: were it
 // covariant, a value inserted through the widened view below could turn a
 // local borrow into a 'static one.
 use kernel::rosebush::Rosebush;
