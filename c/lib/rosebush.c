@@ -84,9 +84,10 @@ static_assert(RBH_HEAD_GROUP * RBH_GROUP_SIZE < sizeof(struct rbh_bucket_head) &
  * split start with it, so that they do not merge again at the next
  * removal.  A removal from a held bucket counts its hold down under the
  * bucket lock and does not look for a merge, so that refused merges cost
- * no resize lock; a merge tried after a removal from a bucket whose hold
- * is spent, while its buddy's is not, counts both down under the resize
- * lock (see rbh_merge_held()); a walk of the table counts nothing.  A
+ * no resize lock; a merge that the shrink work tries for a key handed
+ * over, from a bucket whose hold is spent while its buddy's is not,
+ * counts both down under the resize lock (see rbh_merge_held()); a walk
+ * of the table counts nothing.  A
  * merge that brings the contention back costs 16 contended acquisitions
  * and a split, so it should take many more removals than that.
  */
@@ -2223,7 +2224,7 @@ static void rbh_shrink_later(struct rbh *rbh, u32 key, unsigned int d)
 	 * line the work also writes.  What the run that resets the count or
 	 * the flag will do cannot miss this removal: it resets them before
 	 * it looks at any bucket or at the table's depth, and this removal
-	 * changed its bucket (and maybe merged) before it reads them, each
+	 * changed its bucket before it reads them, each
 	 * with a full barrier in between, so either that run sees what this
 	 * removal did, or this removal sees them reset and hands its request
 	 * over.  A count or flag set again after the reset belongs to a
@@ -2257,34 +2258,16 @@ static void rbh_shrink_later(struct rbh *rbh, u32 key, unsigned int d)
 }
 
 /*
- * Merge the bucket holding @key with its buddy now, if the resize lock is
- * free.  Return: false if it was not.
- */
-static bool rbh_merge_now(struct rbh *rbh, u32 key)
-{
-	if (!spin_trylock(&rbh->rbh_resize_lock))
-		return false;
-	rcu_read_lock();
-	rbh_merge_locked(rbh, key, true);
-	rcu_read_unlock();
-	spin_unlock(&rbh->rbh_resize_lock);
-	return true;
-}
-
-/*
  * After a removal from the bucket of depth @d which holds @key, which
- * leaves it ready to fold (@fold) or merge with its buddy (@merge): merge
- * at once if the resize lock is free, as a merge needs no memory and its
- * lines are in this CPU's cache; otherwise, and for a fold (which needs a
- * new bucket) or a halving (a new table), hand the key to the shrink
- * work.  A removal never waits for the resize lock, which splits, merges
- * and each step of a resize hold.
+ * leaves it ready to fold (@fold) or merge with its buddy (@merge), or
+ * the table ready to halve: hand the key to the shrink work, which does
+ * each in process context.  A removal never takes the resize lock.
  */
 static void rbh_removed(struct rbh *rbh, u32 key, unsigned int d,
 			bool fold, bool merge)
 {
-	if (merge && !fold && rbh_merge_now(rbh, key))
-		merge = false;
+	/* Tell lockdep that every removal may take the shrink lock */
+	might_lock(&rbh->rbh_shrink_lock);
 	if (fold || merge)
 		rbh_shrink_later(rbh, key, d);
 	else if (rbh_halve_wanted(rbh))
@@ -2318,8 +2301,7 @@ static bool rbh_has_chain(const struct rbh *rbh, u32 key)
  * Might a walk fold or merge @bucket, of depth @d, the bucket holding @pos
  * in @table of depth @depth?  A look without locks, under the RCU read
  * lock, so that the walk takes the resize lock only where it has work to
- * do: removals merge at once only while it is free.  The locked check
- * decides.
+ * do.  The locked check decides.
  */
 static bool rbh_walk_wanted(struct rbh_bucket __rcu **table,
 			    unsigned int depth, struct rbh_bucket *bucket,
@@ -2344,8 +2326,8 @@ static bool rbh_walk_wanted(struct rbh_bucket __rcu **table,
  * order of key: @pos is the first key of the next one.  The walk looks at
  * each bucket under the RCU read lock only, and takes the resize lock just
  * for a bucket that it may fold or merge, after allocating the new bucket
- * a fold needs.  The table may change meanwhile (removals merge, inserts
- * split and grow it), so the walk goes by key, not by slot: a bucket it
+ * a fold needs.  The table may change meanwhile (inserts split and grow
+ * it), so the walk goes by key, not by slot: a bucket it
  * skips or sees twice costs only a merge that waits for the next removal
  * from it.  A walk does not cool contended buddies: it visits them
  * whether or not anything was removed from them.
@@ -2617,7 +2599,8 @@ static void rbh_shrink_worker(struct work_struct *work)
 	if (split_nr)
 		err = rbh_resize_deferred(rbh, split_keys, split_nr, &grew);
 	/* A walk that doubles the table again walks it again */
-	for (again = grew; again && !err;) {
+	again = grew;
+	while (again && !err) {
 		again = false;
 		err = rbh_split_walk(rbh, &again);
 		cond_resched();
@@ -2751,15 +2734,13 @@ static bool rbh_remove_ends_home(const struct rbh_bucket *primary)
  * Remove one copy of @p stored under @hash.  Lookups that are already
  * running may still return @p, so free the object it points to only after
  * an RCU grace period (e.g. with kfree_rcu()).  A bucket that the removal
- * leaves nearly empty is merged with its buddy at once if the resize lock
- * is free; otherwise it is merged or folded, and the table halved, by the
- * rosebush's shrink work.
+ * leaves nearly empty is merged with its buddy or folded, and the table
+ * halved, by the rosebush's shrink work.
  *
  * Context: Process context; may be called with spinlock_t locks held.
- * Takes and releases a bucket lock, then maybe the resize lock with
- * spin_trylock() (and two bucket locks under it) and the shrink lock, and
- * may queue the shrink work.  Never waits for the resize lock, allocates
- * memory or sleeps.
+ * Takes and releases a bucket lock, then maybe the shrink lock, and may
+ * queue the shrink work.  Never takes the resize lock, allocates memory
+ * or sleeps.
  * Return: 0 on success, -ENOENT if @p is not stored under @hash.
  */
 int rbh_remove(struct rbh *rbh, u32 hash, void *p)
@@ -2791,8 +2772,7 @@ int rbh_remove(struct rbh *rbh, u32 hash, void *p)
 		rbh_changed(primary);
 		spin_unlock(&primary->h.lock);
 		rcu_read_unlock();
-		if (rbh_halve_wanted(rbh))
-			rbh_shrink_later(rbh, key, 0);
+		rbh_removed(rbh, key, 0, false, false);
 		return 0;
 	}
 	/* If the removal will look at the buddy, fetch it meanwhile */
@@ -3240,9 +3220,8 @@ EXPORT_SYMBOL_GPL(rbh_iter_use);
  *
  * Context: Process context; may be called with spinlock_t locks held.
  * Releases the bucket lock (or the resize lock) and the RCU read lock
- * taken by rbh_iter_lock(); after a removal, may then merge buckets under
- * spin_trylock() of the resize lock, take the shrink lock and queue the
- * shrink work, as rbh_remove() does.  Does not sleep.
+ * taken by rbh_iter_lock(); after a removal, may then take the shrink
+ * lock and queue the shrink work, as rbh_remove() does.  Does not sleep.
  */
 void rbh_iter_unlock(struct rbh_iter *rbhi)
 	__releases(RCU) __releases(rbhi)

@@ -3306,10 +3306,11 @@ static bool rbh_test_set_del_locked(struct kunit *test,
 #define RBH_TEST_FLOODS		8
 
 /*
- * Removals never wait for the resize lock and never allocate: with the
- * resize lock held around each one, as a grow would hold it, and the
- * shrink work kept from running, they fold, merge and halve nothing
- * themselves, and the shrink work does it all when the case runs it.
+ * Removals never take the resize lock and never allocate: with the
+ * resize lock held around each one, as a grow would hold it (a removal
+ * that took it would deadlock), and the shrink work kept from running,
+ * they fold, merge and halve nothing themselves, and the shrink work
+ * does it all when the case runs it.
  * The allocation stubs count calls and let them through, so that a
  * removal that folded or halved by itself would show in the shape as
  * well as in the count.  The floods leave
@@ -3327,9 +3328,6 @@ static void rbh_remove_defers_shrinking(struct kunit *test)
 	unsigned int cap;
 	bool ok = true;
 
-	/* A spin_trylock() that fails is a bug on UP, for DEBUG_SPINLOCK */
-	if (IS_ENABLED(CONFIG_DEBUG_SPINLOCK) && !IS_ENABLED(CONFIG_SMP))
-		kunit_skip(test, "holds the resize lock: needs SMP");
 	rbh_test_faults_init(test);
 	cap = rbh_test_capacity(test, rbh, before);
 	n = 32 * cap;
@@ -4693,13 +4691,11 @@ static void rbh_lock_classes(struct kunit *test)
 /*
  * rbh_use(), rbh_release(), rbh_remove(), and rbh_iter_lock() with all
  * that may follow it, may be called under a spinlock, as their Context:
- * says (and the dcache needs).  Call each so, with the resize lock free,
- * so that removals merge buckets themselves: with DEBUG_ATOMIC_SLEEP (in
+ * says (and the dcache needs).  Call each so: with DEBUG_ATOMIC_SLEEP (in
  * userspace, the harness's might_sleep()), any of them that may sleep
  * fails the case.  The shrink work is kept from running meanwhile, so
- * that the merges seen are the removals' own; it runs afterwards, and
- * halves the table.  (rbh_remove_defers_shrinking() holds the resize
- * lock instead, so that removals merge nothing.)
+ * that the removals must hand every merge to it, with the resize lock
+ * free; it runs afterwards, merges and halves the table.
  */
 static void rbh_atomic_callers(struct kunit *test)
 {
@@ -4757,13 +4753,14 @@ static void rbh_atomic_callers(struct kunit *test)
 	merges = READ_ONCE(rbh->rbh_merges);
 	KUNIT_EXPECT_EQ(test, errors, 0UL);
 	KUNIT_EXPECT_EQ(test, set->nr, keep);
-	KUNIT_EXPECT_GT_MSG(test, merges, before->merges,
-			    "the removals merged no buckets themselves");
+	KUNIT_EXPECT_EQ_MSG(test, merges, before->merges,
+			    "a removal merged buckets itself, under a spinlock");
 	KUNIT_EXPECT_EQ(test, READ_ONCE(rbh->rbh_shrinks), before->shrinks);
 
 	rbh_test_shrink_here(test, rbh);
 	rbh_test_stats(test, rbh, after);
 	rbh_test_print_stats(test, "after the removals", after);
+	KUNIT_EXPECT_GT(test, after->merges, merges);
 	KUNIT_EXPECT_GT(test, after->shrinks, before->shrinks);
 	KUNIT_EXPECT_LT(test, after->table_slots, before->table_slots);
 	rbh_test_check_set(test, set);
@@ -4986,9 +4983,9 @@ static void rbh_contention_split_holds(struct kunit *test)
 			    "%u walks of the table merged the halves", round);
 
 	/*
-	 * ... removals do, and without the resize lock: while the case
-	 * holds it, a removal that tried a merge would find it taken and
-	 * hand its key to the shrink work, which cannot run meanwhile.
+	 * ... removals do, and without the resize lock, which the case
+	 * holds (a removal that took it would deadlock); the keys they
+	 * hand over wait, as the shrink work cannot run meanwhile.
 	 */
 	rbh_test_shrink_off(test, rbh);
 	for (round = 0; round < RBH_TEST_CONTENTION_HOLD / 2; round++) {

@@ -97,10 +97,11 @@ RULES = [
 ]
 
 # A removal's categories, for the same structures removing objects one
-# after another (the benchmark's drain loop is counted apart, as "loop").
+# after another (the benchmark's drain loop is outside the removal
+# function, and counted by none).
 REMOVE_CATEGORIES = [
     "frame", "RCU", "hash", "slot", "lock", "find", "clear", "decide",
-    "merge", "shrink", "other", "loop",
+    "merge", "shrink", "other", "harness",
 ]
 REMOVE_MEANINGS = {
     "frame": "the removal function's prologue and epilogue, and its returns",
@@ -111,17 +112,18 @@ REMOVE_MEANINGS = {
     "find": "finding the entry: rosebush's home group, rhashtable's chain",
     "clear": "clearing the entry or unlinking the node, and counting it",
     "decide": "rosebush: whether the removal leaves its bucket ready to merge",
-    "merge": "rosebush: merging buckets at once (rbh_removed() and below)",
-    "shrink": "whether the table should shrink, and asking for it",
+    "merge": "rosebush: merging buckets (none: the shrink work merges)",
+    "shrink": "handing a bucket or the table over to shrink (rosebush's rbh_removed())",
     "other": "given no source line by the compiler (or matched by no rule)",
-    "loop": "the benchmark's loop over the objects (in neither total)",
+    "harness": "the userspace harness's schedule_work() and queue_work() (a mutex, a condition variable)",
 }
 REMOVE_CHAIN_RULES = [
     (r"^_?urcu_|^rcu_read_(un)?lock", "RCU"),
-    (r"^rbh_halve_wanted$|^rbh_shrink_later$|^rht_shrink_below_30$|"
-     r"^schedule_work$|^queue_work$|pthread_mutex|pthread_cond", "shrink"),
+    (r"^schedule_work$|^queue_work$|pthread_mutex|pthread_cond", "harness"),
+    (r"^rbh_halve_wanted$|^rbh_shrink_later$|^rht_shrink_below_30$", "shrink"),
+    (r"^rbh_buddy$|^rbh_fold_likely$|^rbh_merge_likely$|^rbh_remove_ends_home$",
+     "decide"),
     (r"^rbh_merge_\w+$|^rbh_place_in_bucket$|^rbh_entry_free$", "merge"),
-    (r"^rbh_buddy$|^rbh_fold_likely$|^rbh_remove_ends_home$", "decide"),
     (r"^rbh_find_entry$|^rbh_find_in_group$", "find"),
     (r"^rbh_remove_entry$|^rbh_clear_entry$|^rbh_changed$|^__hlist_bl_del$|"
      r"^hlist_bl_del_rcu$", "clear"),
@@ -131,7 +133,7 @@ REMOVE_CHAIN_RULES = [
      "hash"),
 ]
 REMOVE_RULES = [
-    (r"^rbh_removed$", None, "merge"),
+    (r"^rbh_removed$", None, "shrink"),
     (r"^__rbh_lock_bucket$", r"prefetch", "find"),
     (r"^__rbh_lock_bucket$", r"spin_|contention|RBH_DEAD|__release|return true", "lock"),
     (r"^__rbh_lock_bucket$|^rbh_bucket$|^rbh_table_word$|^rbh_index$|^rbh_untag$",
@@ -140,7 +142,7 @@ REMOVE_RULES = [
     (r"^rbh_remove$", r"rbh_home|keys\[i\]|for \(i|continue", "find"),
     (r"^rbh_remove$", r"rbh_clear_entry|rbh_changed", "clear"),
     (r"^rbh_remove$", r"ends_home|break;|buddy|fold|merge|d = primary", "decide"),
-    (r"^rbh_remove$", r"rbh_removed", "merge"),
+    (r"^rbh_remove$", r"rbh_removed", "shrink"),
     (r"^rbh_remove$", None, "frame"),
     (r"^rht_bucket_var$|^rht_ptr$|^__rht_ptr$|^rht_bucket$|^rht_dereference", None, "slot"),
     (r"^rht_assign_unlock$", None, "lock"),
@@ -148,20 +150,21 @@ REMOVE_RULES = [
     (r"^__rhashtable_remove_fast_one$", r"rht_lock|rht_unlock", "lock"),
     (r"^__rhashtable_remove_fast_one$", r"rht_for_each|he != obj|pprev = &", "find"),
     (r"^__rhashtable_remove_fast_one$", r"obj = rht_deref|err = 1|rcu_assign|nelems", "clear"),
+    (r"^__uatomic_dec$|^atomic_dec$", None, "clear"),
     (r"^__rhashtable_remove_fast_one$", r"shrink|schedule_work", "shrink"),
     (r"^__rhashtable_remove_fast_one$|^__?rhashtable_remove_fast$", None, "frame"),
     (r"^bench_bl_bucket$", None, "slot"),
     (r"^bench_bl_remove$", r"bench_bl_bucket", "slot"),
     (r"^bench_\w+_remove$", r"bench_hash", "hash"),
     (r"^bench_\w+_remove$", None, "frame"),
-    (r"^bench_run$|^bench_\w+_run$", None, "loop"),
+    (r"^bench_\w+_remove$", r"bench_hash|->key", "hash"),
 ]
-# The functions whose costs make up a removal: the drain loop with the
-# removal inlined into it.
+# The removal functions (out of line, so that the drain loop is not
+# theirs), with what they call.
 REMOVALS = {
-    "rosebush": "bench_rbh_run",
-    "rhashtable": "bench_rht_run",
-    "hlist_bl": "bench_bl_run",
+    "rosebush": "bench_rbh_remove",
+    "rhashtable": "bench_rht_remove",
+    "hlist_bl": "bench_bl_remove",
 }
 
 # The structures, and their lookup functions (with what they call).
@@ -290,9 +293,11 @@ def categorize(chain, chain_rules=CHAIN_RULES, rules=RULES):
             return cat
     for fn, path, line in chain:
         if not line and path:
-            # An instruction the compiler gave no source line (it merged
-            # or moved it): nothing says what it is for
-            return "other"
+            # The compiler gave this frame no source line (it merged or
+            # moved the instruction): the frame it was inlined into may
+            # say what it is for.  (A shared library's function has no
+            # path, and goes by its name.)
+            continue
         text = source_line(path, line)
         for fre, lre, cat in rules:
             if re.search(fre, fn) and (lre is None or re.search(lre, text)):
@@ -432,29 +437,30 @@ def removals(binary, d, sizes, detail):
             rows.append((size, structure, n, cats, lls))
     if not rows:
         return
-    print("\n# Where each removal's instructions go, per removal (callgrind; the removals that take")
-    print("# the structure from three quarters of its objects to half, in the order they were")
-    print("# stored; mapped to categories as above, by tests/bench/budget.py):")
+    print("\n# Where each removal's instructions go, per removal (callgrind; from the full structure,")
+    print("# a quarter of its objects removed uncounted, then the next quarter counted, or as many")
+    print("# as the operations if fewer, in the order they were stored; mapped to categories as")
+    print("# above, by tests/bench/budget.py; one thread, so no line is shared with another CPU):")
     for cat in REMOVE_CATEGORIES:
         print(f"#   {cat:<8} {REMOVE_MEANINGS[cat]}")
-    print("# proper: the removal without its frame, RCU and the loop")
+    print("# proper: the removal without its frame, RCU and the harness")
     cols = REMOVE_CATEGORIES
     print(f"{'entries':>8} {'structure':<11}" + "".join(f" {c:>7}" for c in cols)
           + f" {'total':>7} {'proper':>7}")
     for size, structure, n, cats, _ in rows:
-        total = sum(cats.values()) - cats["loop"]
-        proper = total - cats["frame"] - cats["RCU"]
+        total = sum(cats.values())
+        proper = total - cats["frame"] - cats["RCU"] - cats["harness"]
         print(f"{size:>8} {structure:<11}" + "".join(f" {cats[c] / n:7.1f}" for c in cols)
               + f" {total / n:7.1f} {proper / n:7.1f}")
     print("\n# Where each removal's last-level data misses go, per removal, by the same categories")
-    print("# (the instruction that misses is the first to touch its line: hash, the object; slot,")
+    print("# (the instruction that misses is the first to touch its line: hash, the object's key; slot,")
     print("# the table slot; lock, rosebush's header line and rhashtable's slot; find, rosebush's")
     print("# home line and rhashtable's chain)")
     cols = [c for c in REMOVE_CATEGORIES if c not in ("RCU",)]
     print(f"{'entries':>8} {'structure':<11}" + "".join(f" {c:>7}" for c in cols)
           + f" {'total':>7}")
     for size, structure, n, _, lls in rows:
-        total = sum(lls.values()) - lls["loop"]
+        total = sum(lls.values())
         print(f"{size:>8} {structure:<11}" + "".join(f" {lls[c] / n:7.2f}" for c in cols)
               + f" {total / n:7.2f}")
 

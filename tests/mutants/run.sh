@@ -26,6 +26,15 @@ cp -a "$tree/Documentation/litmus-tests" "$scratch/work/linux/Documentation/"
 find "$scratch/work/linux/tools" -name '*.o' -delete
 cp -a "$scratch/work/linux/lib" "$scratch/work/linux/include" "$scratch/pristine/"
 
+# The copy as it is must pass what every mutant must fail, or a kill
+# would mean nothing
+if ! { ROSEBUSH_WORK=$scratch/work "$top/scripts/check-wmm.sh" &&
+       ROSEBUSH_WORK=$scratch/work USERSPACE_TIMEOUT=120 \
+       "$top/scripts/test-userspace.sh"; } >"$scratch/unmutated.log" 2>&1; then
+	echo "mutants: the tree fails without a mutant: see $scratch/unmutated.log" >&2
+	exit 1
+fi
+
 bad=0
 printf '%-24s %-8s %s\n' MUTANT RESULT 'FIRST FAILURE'
 while IFS='|' read -r name func line replacement; do

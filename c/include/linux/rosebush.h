@@ -253,8 +253,7 @@ void rbh_free_and_destroy(struct rbh *rbh,
  *
  * Context: As rbh_remove(): process context, may be called with
  * spinlock_t locks held.  Takes and releases a bucket lock, then maybe
- * the resize lock with spin_trylock() and the shrink lock, and may queue
- * the shrink work.  Does not sleep.
+ * the shrink lock, and may queue the shrink work.  Does not sleep.
  * Return: 0 on success, -ENOENT if no slot was reserved for @hash.
  */
 static inline int rbh_release(struct rbh *rbh, u32 hash)
