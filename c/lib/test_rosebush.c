@@ -5245,6 +5245,12 @@ static void rbh_test_staging_meddle(struct kunit *test, struct rbh *rbh,
 	if (tp->pauses != tp->at)
 		return;
 	tp->done++;
+	/*
+	 * The removals below hand buckets to the shrink work, which takes
+	 * the mutex this thread holds: keep it from running (it is idle,
+	 * nothing queued it yet) until the end, and queue it then.
+	 */
+	disable_work_sync(&rbh->rbh_shrink_work);
 	for (i = 0; i < sc->odd_end; i++) {
 		if (rbh_test_staging_kept(sc, param->change, i))
 			continue;
@@ -5258,10 +5264,9 @@ static void rbh_test_staging_meddle(struct kunit *test, struct rbh *rbh,
 	case RBH_TEST_STAGING_MERGE:
 	case RBH_TEST_STAGING_MERGE_UPPER:
 		/*
-		 * And what the removals left to the shrink work, here.  The
-		 * work is idle (nothing here queues it), and with a bucket as
-		 * deep as the table it does not halve the table, which would
-		 * take the mutex this thread holds.
+		 * And what the removals left to the shrink work, here.  With
+		 * a bucket as deep as the table it does not halve the table,
+		 * which would take the mutex this thread holds.
 		 */
 		if (READ_ONCE(rbh->rbh_nr_deep))
 			rbh_test_walk(test, rbh);
@@ -5305,6 +5310,10 @@ static void rbh_test_staging_meddle(struct kunit *test, struct rbh *rbh,
 			    "the bucket being split in steps lost its chain");
 	/* Had the bucket been replaced, it would be freed now */
 	kvfree_rcu_barrier();
+	/* The rest of the removals' requests waits for the mutex */
+	enable_work(&rbh->rbh_shrink_work);
+	if (READ_ONCE(rbh->rbh_shrink_nr) || READ_ONCE(rbh->rbh_shrink_halve))
+		queue_work(system_unbound_wq, &rbh->rbh_shrink_work);
 }
 
 static void rbh_split_long_chain_staging(struct kunit *test)
