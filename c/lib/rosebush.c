@@ -397,12 +397,35 @@ static struct rbh_bucket __rcu **rbh_table_locked(struct rbh *rbh,
 			 depth);
 }
 
+/*
+ * Note whether the table has more slots than its buckets could have made
+ * it grow to (RBH_SLOTS_PER_BUCKET_MAX per bucket, or half the widest
+ * range a bucket may cover if that is less, but no fewer than
+ * RBH_SLOTS_PER_BUCKET): then buckets have merged since it grew, and two
+ * as deep as it may be left apart that fit in one (see
+ * rbh_looks_at_buddy()).  Called under the resize lock whenever the
+ * table's depth or the number of buckets changes; removals read it
+ * without locks, as a hint.
+ */
+static void rbh_note_size(struct rbh *rbh)
+{
+	unsigned long per_bucket = max(RBH_SLOTS_PER_BUCKET * 1UL,
+				       min(RBH_SLOTS_PER_BUCKET_MAX * 1UL,
+					   RBH_RESIZE_STEP / 2));
+	unsigned int depth;
+
+	rbh_table_locked(rbh, &depth);
+	WRITE_ONCE(rbh->rbh_oversized,
+		   (1UL << depth) > per_bucket * rbh->rbh_nr_buckets);
+}
+
 static void rbh_publish_table(struct rbh *rbh,
 			      struct rbh_bucket __rcu **table,
 			      unsigned int depth)
 {
 	/* Pairs with rcu_dereference() in rbh_table_word() and rbh_first() */
 	rcu_assign_pointer(rbh->rbh_table, rbh_tag(table, depth));
+	rbh_note_size(rbh);
 }
 
 /*
@@ -1006,6 +1029,7 @@ static void rbh_split_publish(struct rbh *rbh, struct rbh_bucket *old, u32 key,
 	spin_unlock(&old->h.lock);
 
 	WRITE_ONCE(rbh->rbh_nr_buckets, rbh->rbh_nr_buckets + 1);
+	rbh_note_size(rbh);
 	if (d + 1 == depth)
 		WRITE_ONCE(rbh->rbh_nr_deep, rbh->rbh_nr_deep + 2);
 	else if (d + 2 == depth)
@@ -1264,9 +1288,6 @@ static bool rbh_split_shallow(struct rbh *rbh, struct rbh_bucket __rcu **table,
  * meanwhile go to the copied part of @new as well (rbh_set_slot()).
  * Called with the resize mutex held, and without the resize lock; may
  * sleep between steps.
- * A halving sets *@floor (and leaves it alone otherwise) if it saw a
- * bucket that might have merged but for rbh_merge_floor(), or a merge
- * refused for it since the last halving, which the smaller table allows.
  * Return: 0 if @new is the table now; -EAGAIN if the table was not of
  * depth @depth or could not halve, -ENOMEM if a split's buckets could not
  * be allocated, -EBUSY if a split in steps gave up (the caller still owns
@@ -1274,14 +1295,13 @@ static bool rbh_split_shallow(struct rbh *rbh, struct rbh_bucket __rcu **table,
  */
 static int rbh_resize_steps(struct rbh *rbh, struct rbh_bucket __rcu **new,
 			    unsigned int depth, unsigned int new_depth,
-			    struct rbh_spares *spares, bool *floor)
+			    struct rbh_spares *spares)
 {
 	struct rbh_bucket __rcu **old;
 	bool grows = new_depth > depth;
 	struct rbh_bucket *bucket;
 	unsigned long i = 0, end;
 	unsigned int now, needed;
-	bool saw_floor = false;
 	int err = 0;
 
 	lockdep_assert_held(&rbh->rbh_resize_mutex);
@@ -1334,10 +1354,6 @@ static int rbh_resize_steps(struct rbh *rbh, struct rbh_bucket __rcu **new,
 				RCU_INIT_POINTER(new[i / 2], bucket);
 				if (bucket->h.depth == new_depth)
 					rbh->rbh_future_deep++;
-				else if (bucket->h.depth >= 2 &&
-					 bucket->h.depth == rbh_min_depth(depth) &&
-					 READ_ONCE(bucket->h.count) <= RBH_MERGE_MAX)
-					saw_floor = true;
 			}
 		}
 		rbh->rbh_future_copied = end;
@@ -1348,11 +1364,6 @@ static int rbh_resize_steps(struct rbh *rbh, struct rbh_bucket __rcu **new,
 		spin_lock(&rbh->rbh_resize_lock);
 	}
 	rbh->rbh_future_table = NULL;
-	if (!grows) {
-		if (saw_floor || rbh->rbh_floor_waits)
-			*floor = true;
-		rbh->rbh_floor_waits = false;
-	}
 	WRITE_ONCE(rbh->rbh_nr_deep, grows ? 0 : rbh->rbh_future_deep);
 	rbh_publish_table(rbh, new, new_depth);
 	if (grows)
@@ -1392,7 +1403,7 @@ static int rbh_grow(struct rbh *rbh, unsigned int depth, bool contended)
 		new = rbh_alloc_table(depth + 1, GFP_KERNEL |
 				      __GFP_NOWARN);
 		err = new ? rbh_resize_steps(rbh, new, depth, depth + 1,
-					     &spares, NULL) : -ENOMEM;
+					     &spares) : -ENOMEM;
 		if (err)
 			kvfree(new);
 		if (err == -EAGAIN)
@@ -1953,13 +1964,32 @@ static bool rbh_merge_held(struct rbh_bucket *lo, struct rbh_bucket *hi,
 }
 
 /*
+ * Must a removal that leaves a bucket of depth @d with @count entries, in
+ * a table of depth @depth, look at the bucket's buddy for a merge?  Of two
+ * buddies that together hold at most RBH_MERGE_MAX entries, one holds at
+ * most half as many: it is the one that looks, so that a removal from a
+ * fuller bucket, as most are, does not read its buddy's slot and header.
+ * A merge that a removal from the fuller one made possible waits for the
+ * next removal from either, or for the walk after the next halving.
+ * Buddies as deep as the table that stay apart, though, keep it from
+ * halving at all: once the table is too large for its buckets, the
+ * fuller of two such buddies looks too.  The caller holds the RCU read
+ * lock.
+ */
+static bool rbh_looks_at_buddy(const struct rbh *rbh, unsigned int d,
+			       unsigned int depth, unsigned int count)
+{
+	if (count <= RBH_MERGE_MAX / 2)
+		return true;
+	return count <= RBH_MERGE_MAX && READ_ONCE(rbh->rbh_oversized) &&
+	       d == depth;
+}
+
+/*
  * The buddy of the locked @bucket, which holds @key, if it might merge
  * with it once it holds @count entries, as far as a look at @bucket
- * alone tells; NULL otherwise.  Of two buddies that together hold at
- * most RBH_MERGE_MAX entries, one holds at most half as many: it is the
- * one that looks, so that a removal from a fuller bucket, as most are,
- * does not read its buddy's slot and header.  The caller holds the RCU
- * read lock.
+ * alone tells (see rbh_looks_at_buddy()); NULL otherwise.  The caller
+ * holds the RCU read lock.
  */
 static struct rbh_bucket *rbh_buddy(const struct rbh *rbh,
 				    const struct rbh_bucket *bucket, u32 key,
@@ -1968,11 +1998,12 @@ static struct rbh_bucket *rbh_buddy(const struct rbh *rbh,
 	unsigned int depth, d = bucket->h.depth;
 	struct rbh_bucket __rcu **table;
 
-	if (count > RBH_MERGE_MAX / 2 || d < 2 ||
+	if (count > RBH_MERGE_MAX || d < 2 ||
 	    rcu_access_pointer(bucket->h.chain))
 		return NULL;
 	table = rbh_untag(rbh_table_word(rbh), &depth);
-	if (d > depth || d - 1 < rbh_min_depth(depth))
+	if (d > depth || d - 1 < rbh_min_depth(depth) ||
+	    !rbh_looks_at_buddy(rbh, d, depth, count))
 		return NULL;
 	return rcu_dereference(table[(rbh_index(key, d) ^ 1) << (depth - d)]);
 }
@@ -2039,10 +2070,9 @@ static void rbh_merge_locked(struct rbh *rbh, u32 key, bool cool)
 		d = READ_ONCE(lo->h.depth);
 		if (d < 2)
 			break;
-		if (d - 1 < rbh_merge_floor(rbh, depth)) {
-			rbh->rbh_floor_waits = true;
+		/* Until the table halves: the walk after it merges them */
+		if (d - 1 < rbh_merge_floor(rbh, depth))
 			break;
-		}
 		/* The buddies' ranges, lower first */
 		first = (rbh_index(key, d) & ~1UL) << (depth - d);
 		nr = 1UL << (depth - d);
@@ -2083,6 +2113,7 @@ static void rbh_merge_locked(struct rbh *rbh, u32 key, bool cool)
 		kfree_rcu(hi, h.rcu);
 
 		WRITE_ONCE(rbh->rbh_nr_buckets, rbh->rbh_nr_buckets - 1);
+		rbh_note_size(rbh);
 		if (d == depth)
 			WRITE_ONCE(rbh->rbh_nr_deep, rbh->rbh_nr_deep - 2);
 		else if (d + 1 == depth)
@@ -2167,10 +2198,9 @@ enum rbh_halve {
  * is slot 2i of the old one, which slot 2i + 1 shares, copied in steps by
  * rbh_resize_steps().  The old table goes to kvfree_rcu_mightsleep(),
  * which waits for a grace period only if it cannot allocate the memory to
- * queue it.  Sets *@floor if merges may have waited for a smaller table
- * (see rbh_resize_steps()).  Called by the shrink work.
+ * queue it.  Called by the shrink work.
  */
-static enum rbh_halve rbh_halve(struct rbh *rbh, bool *floor)
+static enum rbh_halve rbh_halve(struct rbh *rbh)
 {
 	struct rbh_bucket __rcu **new;
 	enum rbh_halve result;
@@ -2186,7 +2216,7 @@ static enum rbh_halve rbh_halve(struct rbh *rbh, bool *floor)
 
 	mutex_lock(&rbh->rbh_resize_mutex);
 	/* A halving splits nothing, so it needs no spares */
-	result = rbh_resize_steps(rbh, new, depth, depth - 1, NULL, floor) ?
+	result = rbh_resize_steps(rbh, new, depth, depth - 1, NULL) ?
 			RBH_HALVE_NOT_NEEDED : RBH_HALVED;
 	mutex_unlock(&rbh->rbh_resize_mutex);
 	if (result != RBH_HALVED)
@@ -2568,11 +2598,12 @@ static int rbh_split_walk(struct rbh *rbh, bool *grew)
  * The work of a rosebush.  With RBH_NOWAIT_RESIZE, first the splits and
  * doublings that insertions handed over, and after a doubling the walk
  * for the chains it left (rbh_split_walk()).  Then the shrinking: fold
- * and merge the buckets whose keys removals handed
- * over (or all of them, if too many were), then halve the table as far
- * as it will go; after halvings that let merges refused for being too
- * shallow (rbh_merge_floor()) go ahead, walk and halve again.  A fold or
- * a merge holds the resize lock for a bounded time, and a halving for one
+ * and merge the buckets whose keys removals handed over (or all of them,
+ * if too many were), then halve the table as far as it will go.  After
+ * halvings, which let merges refused for being too shallow
+ * (rbh_merge_floor()) go ahead and make buckets as deep as the table that
+ * may merge (rbh_looks_at_buddy()), walk and halve again.  A fold or a
+ * merge holds the resize lock for a bounded time, and a halving for one
  * step at a time (rbh_resize_steps()).
  */
 static void rbh_shrink_worker(struct work_struct *work)
@@ -2631,13 +2662,14 @@ static void rbh_shrink_worker(struct work_struct *work)
 	if (grew)
 		return;
 	for (;;) {
-		bool floor = false;
+		bool halved = false;
 
 		while (rbh_halve_wanted(rbh) &&
-		       rbh_halve(rbh, &floor) == RBH_HALVED)
+		       rbh_halve(rbh) == RBH_HALVED) {
+			halved = true;
 			cond_resched();
-		/* Merges that waited for a smaller table may go ahead now */
-		if (!floor)
+		}
+		if (!halved)
 			break;
 		rbh_shrink_walk(rbh);
 	}
@@ -2712,14 +2744,23 @@ static void rbh_remove_entry(struct rbh_bucket *primary,
 
 /*
  * Does a removal from the home group of the locked @primary end there,
- * the table's halving aside?  Not if it may leave the bucket ready to
- * merge (see rbh_buddy()), nor if it must count down a merge hold
- * (rbh_merge_likely()), nor if the bucket has a chain that may fold.
+ * the table's halving aside?  Not if the bucket must then look at its
+ * buddy (rbh_looks_at_buddy()), nor if it must count down a merge hold
+ * (rbh_merge_likely()), nor if it has a chain that may fold.  The caller
+ * holds the RCU read lock.
  */
-static bool rbh_remove_ends_home(const struct rbh_bucket *primary)
+static bool rbh_remove_ends_home(const struct rbh *rbh,
+				 const struct rbh_bucket *primary)
 {
-	if (primary->h.count <= RBH_MERGE_MAX / 2 + 1)
+	unsigned int count = primary->h.count - 1, depth;
+
+	if (count <= RBH_MERGE_MAX / 2)
 		return false;
+	if (count <= RBH_MERGE_MAX && READ_ONCE(rbh->rbh_oversized)) {
+		rbh_untag(rbh_table_word(rbh), &depth);
+		if (rbh_looks_at_buddy(rbh, primary->h.depth, depth, count))
+			return false;
+	}
 	if (primary->h.hold)
 		return false;
 	return !rcu_access_pointer(primary->h.chain);
@@ -2766,7 +2807,7 @@ int rbh_remove(struct rbh *rbh, u32 hash, void *p)
 		if (keys[i] != key ||
 		    rcu_access_pointer(rbh_home_slots(primary, home)[i]) != p)
 			continue;
-		if (!rbh_remove_ends_home(primary))
+		if (!rbh_remove_ends_home(rbh, primary))
 			break;
 		rbh_clear_entry(primary, home, i);
 		rbh_changed(primary);
@@ -3271,6 +3312,20 @@ EXPORT_SYMBOL_GPL(rbh_iter_unlock);
 void __rbh_init(struct rbh *rbh, unsigned int flags,
 		struct rbh_lock_keys *keys)
 {
+	/*
+	 * rbh_first() and rbh_remove() find a home group with the header's
+	 * accessors (rbh_home_keys()), every other walk with rbh_keys():
+	 * both must place the first and the last home group alike.
+	 */
+	BUILD_BUG_ON(rbh_keys_offset(RBH_HEAD_GROUP + 1) !=
+		     (RBH_HEAD_GROUP + 1) * RBH_GROUP_SIZE + RBH_WHOLE_KEYS);
+	BUILD_BUG_ON(rbh_slots_offset(RBH_HEAD_GROUP + 1) !=
+		     (RBH_HEAD_GROUP + 1) * RBH_GROUP_SIZE + RBH_WHOLE_SLOTS);
+	BUILD_BUG_ON(rbh_keys_offset(RBH_GROUPS - 1) !=
+		     (RBH_GROUPS - 1) * RBH_GROUP_SIZE + RBH_WHOLE_KEYS);
+	BUILD_BUG_ON(rbh_slots_offset(RBH_GROUPS - 1) !=
+		     (RBH_GROUPS - 1) * RBH_GROUP_SIZE + RBH_WHOLE_SLOTS);
+
 	memset(rbh, 0, sizeof(*rbh));
 	RCU_INIT_POINTER(rbh->rbh_table, RBH_NO_TABLE);
 	WARN_ON_ONCE(flags & ~RBH_VALID_FLAGS);

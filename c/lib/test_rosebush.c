@@ -3400,6 +3400,147 @@ out:
 	rbh_test_destroy(test, rbh);
 }
 
+/*
+ * Entry @i of part @part of the key space cut in 2^@bits parts, and its
+ * pointer, in the merge cases below (@i below 64).
+ */
+static u32 rbh_test_part_hash(unsigned int bits, unsigned int part,
+			      unsigned int i)
+{
+	return rbh_test_hash_of_key((u32)part << (32 - bits) |
+				    ((i + 1) * 0x01234567U &
+				     (BIT(32 - bits) - 1)));
+}
+
+static void *rbh_test_part_ptr(unsigned int part, unsigned int i)
+{
+	return rbh_test_ptr(part * 64 + i);
+}
+
+/* Give part @part entries up to @to, or take them down to it */
+static bool rbh_test_part_set(struct kunit *test, struct rbh *rbh,
+			      unsigned int bits, unsigned int part,
+			      unsigned int *n, unsigned int to)
+{
+	int err = 0;
+
+	for (; *n < to && !err; ++*n)
+		err = rbh_insert(rbh, rbh_test_part_hash(bits, part, *n),
+				 rbh_test_part_ptr(part, *n));
+	while (*n > to && !err) {
+		--*n;
+		err = rbh_remove(rbh, rbh_test_part_hash(bits, part, *n),
+				 rbh_test_part_ptr(part, *n));
+	}
+	KUNIT_EXPECT_EQ_MSG(test, err, 0, "part %u of %u, entry %u", part,
+			    1U << bits, *n);
+	return !err;
+}
+
+/* Is every entry of the first @nr parts still found? */
+static void rbh_test_parts_check(struct kunit *test, struct rbh *rbh,
+				 unsigned int bits, const unsigned int *n,
+				 unsigned int nr)
+{
+	unsigned int part, i;
+
+	for (part = 0; part < nr; part++)
+		for (i = 0; i < n[part]; i++)
+			KUNIT_EXPECT_EQ(test,
+					rbh_test_count(rbh,
+						       rbh_test_part_hash(bits, part, i),
+						       rbh_test_part_ptr(part, i), NULL),
+					1UL);
+}
+
+/*
+ * Two buddies as deep as the table merge once they fit in one bucket,
+ * even when the removal that makes them fit is from the fuller of the
+ * two, which does not look at its buddy: otherwise, if nothing more is
+ * removed from either, the table would never halve, however few entries
+ * are left.  256 parts of the key space fill a bucket each; parts 0 and
+ * 1 end with a and b entries, a + b = RBH_MERGE_MAX (two thirds of a
+ * bucket), the last removal taking part 0 from a + 1 to a, and the
+ * other parts go.
+ */
+static void rbh_merge_from_fuller_buddy(struct kunit *test)
+{
+	struct rbh *rbh = rbh_test_new(test);
+	struct rbh_stats *st = rbh_test_stats_alloc(test);
+	unsigned int cap, a, b, p, i, *n;
+
+	n = kunit_kcalloc(test, 256, sizeof(*n), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, n);
+	cap = rbh_test_capacity(test, rbh, st);
+	a = 2 * cap / 3 / 2 + 1;
+	b = 2 * cap / 3 - a;
+	/*
+	 * Two parts overflow a bucket: each gets its own, of depth 8.  In
+	 * turns, so that the table grows with the buckets.
+	 */
+	for (i = 1; i < cap; i++)
+		for (p = 0; p < 256; p++)
+			KUNIT_ASSERT_TRUE(test, rbh_test_part_set(test, rbh, 8, p,
+								  &n[p], i));
+	rbh_test_stats(test, rbh, st);
+	KUNIT_ASSERT_EQ(test, st->table_slots, 256UL);
+
+	for (p = 2; p < 256; p++)
+		KUNIT_ASSERT_TRUE(test, rbh_test_part_set(test, rbh, 8, p, &n[p],
+							  0));
+	KUNIT_ASSERT_TRUE(test, rbh_test_part_set(test, rbh, 8, 0, &n[0], a + 1) &&
+				rbh_test_part_set(test, rbh, 8, 1, &n[1], b));
+	rbh_test_stats(test, rbh, st);
+	KUNIT_ASSERT_EQ_MSG(test, st->table_slots, 256UL,
+			    "%u and %u entries merged", a + 1, b);
+
+	KUNIT_ASSERT_TRUE(test, rbh_test_part_set(test, rbh, 8, 0, &n[0], a));
+	rbh_test_stats(test, rbh, st);
+	KUNIT_EXPECT_EQ(test, st->entries, (unsigned long)(a + b));
+	KUNIT_EXPECT_EQ_MSG(test, st->table_slots, 2UL,
+			    "buckets of %u and %u entries did not merge", a, b);
+	rbh_test_parts_check(test, rbh, 8, n, 2);
+	rbh_test_destroy(test, rbh);
+}
+
+/*
+ * Two buckets of depth 2 left as above, below a table of depth 3, which
+ * is not too large for its buckets: once the table halves and they are
+ * as deep as it, the shrink work merges them and halves the table again.
+ * Eighths 4 to 7 make the table 8 slots deep, then go.
+ */
+static void rbh_merge_after_halving(struct kunit *test)
+{
+	struct rbh *rbh = rbh_test_new(test);
+	struct rbh_stats *st = rbh_test_stats_alloc(test);
+	unsigned int cap, a, b, e, n[8] = { };
+
+	cap = rbh_test_capacity(test, rbh, st);
+	a = 2 * cap / 3 / 2 + 1;
+	b = 2 * cap / 3 - a;
+	/* Quarters 0 and 1 (eighths 0 to 3) and eighths 4 to 7, full */
+	KUNIT_ASSERT_TRUE(test, rbh_test_part_set(test, rbh, 2, 0, &n[0], cap - 1) &&
+				rbh_test_part_set(test, rbh, 2, 1, &n[1], cap - 1));
+	for (e = 4; e < 8; e++)
+		KUNIT_ASSERT_TRUE(test, rbh_test_part_set(test, rbh, 3, e, &n[e],
+							  cap - 1));
+	rbh_test_stats(test, rbh, st);
+	KUNIT_ASSERT_EQ(test, st->table_slots, 8UL);
+	KUNIT_ASSERT_TRUE(test, rbh_test_part_set(test, rbh, 2, 0, &n[0], a + 1) &&
+				rbh_test_part_set(test, rbh, 2, 1, &n[1], b));
+
+	KUNIT_ASSERT_TRUE(test, rbh_test_part_set(test, rbh, 2, 0, &n[0], a));
+	for (e = 4; e < 8; e++)
+		KUNIT_ASSERT_TRUE(test, rbh_test_part_set(test, rbh, 3, e, &n[e],
+							  0));
+	rbh_test_stats(test, rbh, st);
+	KUNIT_EXPECT_EQ(test, st->entries, (unsigned long)(a + b));
+	KUNIT_EXPECT_EQ_MSG(test, st->table_slots, 2UL,
+			    "buckets of %u and %u entries did not merge", a, b);
+	rbh_test_parts_check(test, rbh, 2, n, 2);
+	rbh_test_destroy(test, rbh);
+}
+
 /* Insert and remove @p under @hash 1000 times: the shape must not churn. */
 static void rbh_test_toggle(struct kunit *test, struct rbh *rbh, u32 hash,
 			    void *p, struct rbh_stats *st)
@@ -5562,6 +5703,8 @@ static struct kunit_case rosebush_cases[] = {
 	KUNIT_CASE(rbh_nowait_resize_steps_later),
 	KUNIT_CASE(rbh_nowait_resize_keeps_growth),
 	KUNIT_CASE(rbh_remove_defers_shrinking),
+	KUNIT_CASE(rbh_merge_from_fuller_buddy),
+	KUNIT_CASE(rbh_merge_after_halving),
 	KUNIT_CASE(rbh_lock_classes),
 	KUNIT_CASE(rbh_atomic_callers),
 	KUNIT_CASE(rbh_resize_hysteresis),

@@ -27,6 +27,23 @@
 //! returns, no code of the rosebush's user runs on its behalf. A rosebush that is leaked instead
 //! (`KBox::leak`, a reference cycle) keeps its reaper too: its module must not be unloaded.
 //!
+//! # Sleeping while a guard lives
+//!
+//! Sleeping in an RCU read-side critical section is a bug on every kernel, and without
+//! preemptible RCU it frees borrowed values: the sleep is a quiescent state, so a grace period can
+//! end, and the reaper drop a value, while the guard that borrows it still lives
+//! ([`Rosebush::flush_removed`], which waits for that grace period, deadlocks instead under
+//! preemptible RCU). The methods that may sleep, [`Rosebush::insert`], [`Rosebush::reserve`],
+//! [`Rosebush::flush_removed`], [`Map::insert`] and the destructors, must therefore not be called
+//! while this task holds an [`rcu::Guard`] or a [`Locked`], as no other sleeping function of the
+//! kernel crate may be (locking a `Mutex`, allocating with `GFP_KERNEL`). The types do not
+//! prevent it, for these methods any more than for those: that is a known gap of the kernel
+//! crate, which static analysis (klint) is to close. Until then, each of these methods reaches
+//! `might_sleep()` before it first sleeps, so that a kernel built with
+//! `CONFIG_DEBUG_ATOMIC_SLEEP` reports such a call the first time it is made, whether or not it
+//! sleeps then; other kernels report nothing. Removals and replacements never sleep and may be
+//! made under a guard.
+//!
 //! Here the test task borrows values while a writer on a workqueue replaces and removes them.
 //! Values are poisoned when dropped, so a value dropped too early is seen (and reported by
 //! KASAN as a use after free), and a key that is always stored must always be found, even while
@@ -36,7 +53,7 @@
 //! use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 //! use kernel::{
 //!     new_condvar, new_mutex,
-//!     rosebush::Map,
+//!     rosebush::{new_map, Map},
 //!     sync::{rcu, Arc, CondVar, Mutex},
 //!     workqueue,
 //! };
@@ -70,7 +87,7 @@
 //!
 //! let shared = Arc::pin_init(
 //!     pin_init!(Shared {
-//!         map <- Map::new(),
+//!         map <- new_map!(),
 //!         seen: AtomicUsize::new(0),
 //!         rounds: AtomicUsize::new(0),
 //!         done: AtomicBool::new(false),
@@ -81,7 +98,7 @@
 //! )?;
 //! // Keys 0 to 3 are always stored; 4 to 7 come and go.
 //! for key in 0..8 {
-//!     shared.map.insert(key, Words([0; 8]), GFP_KERNEL)?;
+//!     shared.map.insert(key, Words([0; 8]))?;
 //! }
 //!
 //! let writer = shared.clone();
@@ -91,7 +108,7 @@
 //!     while (round < 100 || writer.seen.load(Ordering::Relaxed) < 2000) && round < 100_000 {
 //!         round += 1;
 //!         for key in 0..8 {
-//!             if writer.map.insert(key, Words([round; 8]), GFP_KERNEL).is_err() {
+//!             if writer.map.insert(key, Words([round; 8])).is_err() {
 //!                 break;
 //!             }
 //!         }
@@ -344,9 +361,12 @@ impl<T: 'static> Drop for RcuBox<T> {
 /// # Examples
 ///
 /// ```
-/// use kernel::{rosebush::{RcuBox, Rosebush}, sync::rcu};
+/// use kernel::{
+///     rosebush::{new_rosebush, RcuBox, Rosebush},
+///     sync::rcu,
+/// };
 ///
-/// let rb = KBox::pin_init(Rosebush::<u64>::new(), GFP_KERNEL)?;
+/// let rb: Pin<KBox<Rosebush<u64>>> = KBox::pin_init(new_rosebush!(), GFP_KERNEL)?;
 /// rb.insert(7, RcuBox::new(42, GFP_KERNEL)?)?;
 /// rb.insert(7, RcuBox::new(43, GFP_KERNEL)?)?;
 /// rb.insert(8, RcuBox::new(44, GFP_KERNEL)?)?;
@@ -377,7 +397,7 @@ impl<T: 'static> Drop for RcuBox<T> {
 /// ```
 /// use kernel::{
 ///     new_condvar, new_mutex,
-///     rosebush::{RcuBox, Rosebush},
+///     rosebush::{new_rosebush, RcuBox, Rosebush},
 ///     sync::{Arc, CondVar, Mutex},
 /// };
 ///
@@ -417,7 +437,7 @@ impl<T: 'static> Drop for RcuBox<T> {
 /// let flag = Flag(dropped.clone());
 /// let owner = Arc::pin_init(
 ///     pin_init!(Owner {
-///         rb <- Rosebush::new(),
+///         rb <- new_rosebush!(),
 ///         _flag: flag,
 ///     }),
 ///     GFP_KERNEL,
@@ -484,42 +504,26 @@ impl<T> From<InsertError<T>> for Error {
 impl<T: Send + 'static> Rosebush<T> {
     /// Creates an empty rosebush, which allocates no memory until the first value is stored.
     ///
-    /// The reapers of all rosebushes made by `new()` share one lockdep class. A rosebush whose
-    /// values own rosebushes (a map of maps) should be made by [`Rosebush::new_with_class`], so
-    /// that lockdep can tell the outer reaper from the inner ones.
-    pub fn new() -> impl PinInit<Self> {
-        let (name, key) = reaper_class();
-        Self::new_with_class(name, key)
-    }
-
-    /// Creates an empty rosebush whose reaper has the lockdep class `key`, named `name`.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use kernel::{c_str, rosebush::Rosebush, static_lock_class};
-    ///
-    /// let rb = KBox::pin_init(
-    ///     Rosebush::<u32>::new_with_class(c_str!("outer::reaper"), static_lock_class!()),
-    ///     GFP_KERNEL,
-    /// )?;
-    /// assert!(rb.is_empty());
-    /// # Ok::<(), Error>(())
-    /// ```
-    pub fn new_with_class(
+    /// Its locks and its reaper have the lockdep classes `classes`, the reaper's named `name`:
+    /// use [`new_rosebush!`], which gives the rosebushes made at each place in the source a set
+    /// of their own.
+    pub fn new(
+        flags: BucketFlags,
         name: &'static crate::str::CStr,
-        key: &'static crate::sync::LockClassKey,
+        classes: &'static LockClasses,
     ) -> impl PinInit<Self> {
         pin_init!(Self {
             // SAFETY: `__rbh_init()` initialises every field of the `struct rbh` at `slot`, which
-            // is valid for writes and, being in a pinned `Opaque`, will not move. The keys are
-            // static.
+            // is valid for writes and, being in a pinned `Opaque`, will not move. The keys are in
+            // static storage (type invariants of `LockClasses`); `flags` holds only flags of
+            // `enum rbh_flags`.
             rbh <- Opaque::ffi_init(|slot: *mut bindings::rbh| unsafe {
-                bindings::__rbh_init(slot, 0, lock_keys())
+                bindings::__rbh_init(slot, flags.0, classes.locks.get())
             }),
             doomed: AtomicPtr::new(ptr::null_mut()),
             // SAFETY: `init_work_with_key()` initialises the `work_struct` at `slot`, which is
-            // pinned. `reap::<T>` may be its function: it is queued only by `defer_drop` of this
+            // pinned, with a key in static storage (type invariants of `LockClasses`).
+            // `reap::<T>` may be its function: it is queued only by `defer_drop` of this
             // rosebush, whose `Drop` cancels it.
             reaper <- Opaque::ffi_init(|slot| unsafe {
                 bindings::init_work_with_key(
@@ -527,7 +531,7 @@ impl<T: Send + 'static> Rosebush<T> {
                     Some(reap::<T>),
                     false,
                     name.as_char_ptr(),
-                    key.as_ptr(),
+                    classes.reaper.get(),
                 )
             }),
             _values: PhantomData,
@@ -577,9 +581,11 @@ impl<T: Send + 'static> Rosebush<T> {
     ///
     /// # Context
     ///
-    /// Process context; sleeps, for a grace period if values are waiting. Must not be called by
-    /// the destructor of one of this rosebush's values (it would wait for itself), while holding
-    /// a lock that such a destructor takes, or from a `WQ_MEM_RECLAIM` worker.
+    /// Process context; sleeps, for a grace period if values are waiting. Must not be called while
+    /// this task holds an [`rcu::Guard`] (the grace period could free a value it borrows, or wait
+    /// for it forever), by the destructor of one of this rosebush's values (it would wait for
+    /// itself), while holding a lock that such a destructor takes, or from a `WQ_MEM_RECLAIM`
+    /// worker.
     ///
     /// # Examples
     ///
@@ -587,7 +593,11 @@ impl<T: Send + 'static> Rosebush<T> {
     ///
     /// ```
     /// use core::sync::atomic::{AtomicBool, Ordering};
-    /// use kernel::{rosebush::{RcuBox, Rosebush}, sync::rcu, time::Ktime};
+    /// use kernel::{
+    ///     rosebush::{new_rosebush, RcuBox, Rosebush},
+    ///     sync::rcu,
+    ///     time::Ktime,
+    /// };
     ///
     /// static DROPPED: AtomicBool = AtomicBool::new(false);
     ///
@@ -599,7 +609,7 @@ impl<T: Send + 'static> Rosebush<T> {
     ///     }
     /// }
     ///
-    /// let rb = KBox::pin_init(Rosebush::<Flag>::new(), GFP_KERNEL)?;
+    /// let rb: Pin<KBox<Rosebush<Flag>>> = KBox::pin_init(new_rosebush!(), GFP_KERNEL)?;
     /// rb.insert(1, RcuBox::new(Flag(1), GFP_KERNEL)?)?;
     ///
     /// let guard = rcu::read_lock();
@@ -637,15 +647,15 @@ impl<T: Send + 'static> Rosebush<T> {
     ///
     /// # Context
     ///
-    /// Process context; may sleep. Must not be called while this task holds a [`Locked`] of any
-    /// rosebush.
+    /// Process context; may sleep. Must not be called while this task holds an [`rcu::Guard`] or
+    /// a [`Locked`] (see [Sleeping while a guard lives](self#sleeping-while-a-guard-lives)).
     ///
     /// # Examples
     ///
     /// ```
-    /// use kernel::rosebush::{RcuBox, Rosebush};
+    /// use kernel::rosebush::{new_rosebush, RcuBox, Rosebush};
     ///
-    /// let rb = KBox::pin_init(Rosebush::<u64>::new(), GFP_KERNEL)?;
+    /// let rb: Pin<KBox<Rosebush<u64>>> = KBox::pin_init(new_rosebush!(), GFP_KERNEL)?;
     /// if let Err(err) = rb.insert(1, RcuBox::new(10, GFP_KERNEL)?) {
     ///     // The value is ours again: keep it, or let it go.
     ///     pr_warn!("value {} not stored\n", *err.value);
@@ -672,8 +682,9 @@ impl<T: Send + 'static> Rosebush<T> {
 
     /// Allocates a slot under `hash`, to be filled later without failing.
     ///
-    /// The slot is filled by [`Reservation::fill`] or [`Locked::fill`], or released when the
-    /// [`Reservation`] is dropped. Lookups skip it until it is filled.
+    /// The slot is filled by [`Reservation::fill`], or under the bucket lock by [`Locked::fill`]
+    /// after [`Reservation::lock`], or released when the [`Reservation`] is dropped. Lookups skip
+    /// it until it is filled.
     ///
     /// # Errors
     ///
@@ -681,14 +692,18 @@ impl<T: Send + 'static> Rosebush<T> {
     ///
     /// # Context
     ///
-    /// Process context; may sleep. Must not be called while this task holds a [`Locked`].
+    /// Process context; may sleep. Must not be called while this task holds an [`rcu::Guard`] or
+    /// a [`Locked`].
     ///
     /// # Examples
     ///
     /// ```
-    /// use kernel::{rosebush::{RcuBox, Rosebush}, sync::rcu};
+    /// use kernel::{
+    ///     rosebush::{new_rosebush, RcuBox, Rosebush},
+    ///     sync::rcu,
+    /// };
     ///
-    /// let rb = KBox::pin_init(Rosebush::<u32>::new(), GFP_KERNEL)?;
+    /// let rb: Pin<KBox<Rosebush<u32>>> = KBox::pin_init(new_rosebush!(), GFP_KERNEL)?;
     /// let slot = rb.reserve(5)?;
     /// // Later, perhaps where allocating would be awkward:
     /// slot.fill(RcuBox::new(5, GFP_KERNEL)?);
@@ -727,14 +742,17 @@ impl<T: Send + 'static> Rosebush<T> {
     /// Values that know their own key:
     ///
     /// ```
-    /// use kernel::{rosebush::{RcuBox, Rosebush}, sync::rcu};
+    /// use kernel::{
+    ///     rosebush::{new_rosebush, RcuBox, Rosebush},
+    ///     sync::rcu,
+    /// };
     ///
     /// struct Object {
     ///     key: u64,
     ///     name: &'static str,
     /// }
     ///
-    /// let rb = KBox::pin_init(Rosebush::<Object>::new(), GFP_KERNEL)?;
+    /// let rb: Pin<KBox<Rosebush<Object>>> = KBox::pin_init(new_rosebush!(), GFP_KERNEL)?;
     /// for (key, name) in [(3, "three"), (35, "thirty-five")] {
     ///     // A poor hash, to make the two share one.
     ///     rb.insert((key % 32) as u32, RcuBox::new(Object { key, name }, GFP_KERNEL)?)?;
@@ -767,16 +785,19 @@ impl<T: Send + 'static> Rosebush<T> {
     ///
     /// Process context. Takes the RCU read lock and a spinlock, which the [`Locked`] holds: until
     /// it is dropped, the task must not sleep or call any other rosebush method (it may need the
-    /// same lock). Dropping the [`Locked`] does not sleep.
+    /// same lock). Dropping the [`Locked`] does not sleep; if it holds a slot that
+    /// [`Reservation::lock`] handed it and that was not filled, it takes the bucket lock again
+    /// after unlocking, to release the slot, so it must not be dropped while this task holds
+    /// another [`Locked`].
     ///
     /// # Examples
     ///
     /// Removing every odd value stored under a hash, under one lock:
     ///
     /// ```
-    /// use kernel::rosebush::{RcuBox, Rosebush};
+    /// use kernel::rosebush::{new_rosebush, RcuBox, Rosebush};
     ///
-    /// let rb = KBox::pin_init(Rosebush::<u32>::new(), GFP_KERNEL)?;
+    /// let rb: Pin<KBox<Rosebush<u32>>> = KBox::pin_init(new_rosebush!(), GFP_KERNEL)?;
     /// for v in 0..6 {
     ///     rb.insert(9, RcuBox::new(v, GFP_KERNEL)?)?;
     /// }
@@ -805,6 +826,7 @@ impl<T: Send + 'static> Rosebush<T> {
             rb: self,
             iter,
             current: ptr::null_mut(),
+            reserved: false,
             _not_send: PhantomData,
         }
     }
@@ -818,9 +840,9 @@ impl<T: Send + 'static> Rosebush<T> {
     /// # Examples
     ///
     /// ```
-    /// use kernel::rosebush::{RcuBox, Rosebush};
+    /// use kernel::rosebush::{new_rosebush, RcuBox, Rosebush};
     ///
-    /// let rb = KBox::pin_init(Rosebush::<u8>::new(), GFP_KERNEL)?;
+    /// let rb: Pin<KBox<Rosebush<u8>>> = KBox::pin_init(new_rosebush!(), GFP_KERNEL)?;
     /// assert!(rb.is_empty());
     /// let slot = rb.reserve(1)?;
     /// assert!(!rb.is_empty());
@@ -845,9 +867,9 @@ impl<T: Send + 'static> Rosebush<T> {
     /// # Examples
     ///
     /// ```
-    /// use kernel::rosebush::{RcuBox, Rosebush};
+    /// use kernel::rosebush::{new_rosebush, RcuBox, Rosebush};
     ///
-    /// let rb = KBox::pin_init(Rosebush::<u32>::new(), GFP_KERNEL)?;
+    /// let rb: Pin<KBox<Rosebush<u32>>> = KBox::pin_init(new_rosebush!(), GFP_KERNEL)?;
     /// for i in 0..1000u32 {
     ///     rb.insert(i.wrapping_mul(0x9e37_79b9), RcuBox::new(i, GFP_KERNEL)?)?;
     /// }
@@ -890,31 +912,133 @@ impl<T: Send + 'static> Rosebush<T> {
     }
 }
 
-/// The lockdep name and class of the reapers of [`Rosebush::new`]: not generic, so that both live
-/// in the kernel crate, whichever crate makes the rosebush.
-fn reaper_class() -> (
-    &'static crate::str::CStr,
-    &'static crate::sync::LockClassKey,
-) {
-    (
-        crate::c_str!("Rosebush::reaper"),
-        crate::static_lock_class!(),
-    )
+/// How a rosebush allocates its buckets: C's `enum rbh_flags`, for [`new_rosebush!`] and
+/// [`new_map!`]. These are not GFP flags ([`Flags`]): buckets are always allocated with
+/// `GFP_KERNEL`, plus what these add.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BucketFlags(u32);
+
+impl BucketFlags {
+    /// No flag: buckets are allocated with `GFP_KERNEL`.
+    pub const NONE: Self = Self(0);
+    /// Charge each bucket to the memory cgroup of the task that allocates it (`__GFP_ACCOUNT`),
+    /// for a rosebush whose values are charged too. A [`Map`] then charges its entries as well.
+    pub const ACCOUNT: Self = Self(bindings::rbh_flags_RBH_ACCOUNT);
+    /// Take buckets from the reclaimable slab caches (`__GFP_RECLAIMABLE`), for a cache whose
+    /// values a shrinker frees. A [`Map`]'s entries are not taken from them.
+    pub const RECLAIMABLE: Self = Self(bindings::rbh_flags_RBH_RECLAIMABLE);
+
+    /// Returns `true` if every flag of `other` is set in `self`.
+    pub const fn contains(self, other: Self) -> bool {
+        self.0 & other.0 == other.0
+    }
 }
 
-/// The lockdep classes of the locks of every [`Rosebush`] (`struct rbh_lock_keys`): one set for
-/// them all, as for the rosebushes a C user initialises at one place, so holding a [`Locked`] of
-/// one while calling a method of another is reported as recursive locking, as it is between two
-/// of those.
-fn lock_keys() -> *mut bindings::rbh_lock_keys {
-    struct Keys(Opaque<bindings::rbh_lock_keys>);
-    // SAFETY: lockdep's keys are made to be shared between threads; this code only hands out
-    // their address.
-    unsafe impl Sync for Keys {}
-    // Uninitialised, as lockdep expects of a static key (see `static_lock_class!`).
-    static KEYS: Keys = Keys(Opaque::uninit());
-    KEYS.0.get()
+impl core::ops::BitOr for BucketFlags {
+    type Output = Self;
+    fn bitor(self, rhs: Self) -> Self {
+        Self(self.0 | rhs.0)
+    }
 }
+
+/// The lockdep classes of the locks and of the reaper of the rosebushes made at one place in the
+/// source: [`new_rosebush!`] and [`new_map!`] define one for each place they are used.
+///
+/// Lockdep then tells the rosebushes of different users apart, as it does for C users (see
+/// `rbh_init()`): a task may lock a bucket of one while it locks a bucket of another, or drop a
+/// rosebush in the reaper of one made elsewhere (a map whose values own maps).
+///
+/// Classes are per place in the source, not per rosebush or per type: rosebushes that nest (a map
+/// whose values own maps) must be made at different places, as C users must initialise them.
+///
+/// # Invariants
+///
+/// A `LockClasses` lives in static storage, as lockdep requires of its keys.
+pub struct LockClasses {
+    locks: Opaque<bindings::rbh_lock_keys>,
+    reaper: Opaque<bindings::lock_class_key>,
+}
+
+// SAFETY: lockdep's keys are made to be used by many threads at once; this code only hands out
+// their addresses.
+unsafe impl Sync for LockClasses {}
+
+impl LockClasses {
+    /// Returns keys for lockdep to set up, uninitialised as it expects of static keys.
+    ///
+    /// # Safety
+    ///
+    /// Only to initialise a `static`: [`new_rosebush!`] and [`new_map!`] call it.
+    #[doc(hidden)]
+    pub const unsafe fn new_static() -> Self {
+        // INVARIANT: the caller puts the value in a `static`.
+        Self {
+            locks: Opaque::uninit(),
+            reaper: Opaque::uninit(),
+        }
+    }
+}
+
+/// Defines the static [`LockClasses`] of one place in the source and returns a reference to it.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! rosebush_lock_classes {
+    () => {{
+        // SAFETY: the value initialises a `static`.
+        static CLASSES: $crate::rosebush::LockClasses =
+            unsafe { $crate::rosebush::LockClasses::new_static() };
+        &CLASSES
+    }};
+}
+
+/// Makes an initialiser of an empty [`Rosebush`], optionally with [`BucketFlags`], whose locks and
+/// reaper are in lockdep classes of their own ([`LockClasses`]), named after the place in the
+/// source.
+///
+/// # Examples
+///
+/// Two rosebushes made at different places may be locked one inside the other:
+///
+/// ```
+/// use kernel::rosebush::{new_rosebush, BucketFlags, RcuBox, Rosebush};
+///
+/// let outer: Pin<KBox<Rosebush<u32>>> = KBox::pin_init(new_rosebush!(), GFP_KERNEL)?;
+/// let inner: Pin<KBox<Rosebush<u32>>> =
+///     KBox::pin_init(new_rosebush!(BucketFlags::ACCOUNT), GFP_KERNEL)?;
+/// outer.insert(1, RcuBox::new(1, GFP_KERNEL)?)?;
+/// inner.insert(1, RcuBox::new(2, GFP_KERNEL)?)?;
+/// let mut a = outer.lock(1);
+/// let mut b = inner.lock(1);
+/// assert_eq!((a.next_value(), b.next_value()), (Some(&1), Some(&2)));
+/// drop(b);
+/// drop(a);
+/// # Ok::<(), Error>(())
+/// ```
+#[macro_export]
+macro_rules! new_rosebush {
+    ($($flags:expr)? $(,)?) => {
+        $crate::rosebush::Rosebush::new(
+            $crate::rosebush::BucketFlags::NONE $(| $flags)?,
+            $crate::optional_name!(),
+            $crate::rosebush_lock_classes!(),
+        )
+    };
+}
+pub use new_rosebush;
+
+/// Makes an initialiser of an empty [`Map`], optionally with [`BucketFlags`], whose locks are in
+/// lockdep classes of their own, as [`new_rosebush!`] does.
+#[macro_export]
+macro_rules! new_map {
+    ($($flags:expr)? $(,)?) => {
+        $crate::rosebush::Map::new(
+            $crate::rosebush::BucketFlags::NONE $(| $flags)?,
+            $crate::optional_name!(),
+            $crate::rosebush_lock_classes!(),
+        )
+    };
+}
+pub use new_map;
 
 /// An iterator over one hash of a rosebush, as `RBH_ITER()` declares it: `rbh_iter_lock()` starts
 /// its walk, or [`Iter`] hands its rosebush and hash to `rbh_first()`.
@@ -1064,7 +1188,9 @@ pub struct Stats {
 /// A slot reserved by [`Rosebush::reserve`], released when dropped unless filled.
 ///
 /// Releasing takes the bucket's lock: a reservation must not be dropped while this task holds a
-/// [`Locked`] (of the same bucket, it would deadlock).
+/// [`Locked`] (of the same bucket, it would deadlock). To fill the slot under the bucket lock,
+/// hand the reservation to the lock with [`Reservation::lock`]: the [`Locked`] then releases it,
+/// if it was not filled, after unlocking.
 ///
 /// # Invariants
 ///
@@ -1075,13 +1201,13 @@ pub struct Reservation<'a, T: Send + 'static> {
     hash: u32,
 }
 
-impl<T: Send + 'static> Reservation<'_, T> {
+impl<'a, T: Send + 'static> Reservation<'a, T> {
     /// Stores `value` in the reserved slot, which cannot fail.
     ///
     /// # Context
     ///
     /// Does not sleep. Must not be called while this task holds a [`Locked`] (use
-    /// [`Locked::fill`] then).
+    /// [`Reservation::lock`] and [`Locked::fill`] then).
     pub fn fill(self, value: RcuBox<T>) {
         let this = ManuallyDrop::new(self);
         let p = RcuBox::into_raw(value);
@@ -1108,6 +1234,85 @@ impl<T: Send + 'static> Reservation<'_, T> {
     pub fn release(self) {
         drop(self);
     }
+
+    /// Locks the bucket of the reserved hash, as [`Rosebush::lock`] does, and hands it the
+    /// reservation: a writer can reserve (which may sleep), lock, check that no value it would
+    /// clash with is stored, and store its own with [`Locked::fill`], all in one critical
+    /// section.
+    ///
+    /// If the slot is not filled, dropping the [`Locked`] unlocks the bucket, then releases the
+    /// slot: an early return cannot release it under the lock.
+    ///
+    /// # Context
+    ///
+    /// As [`Rosebush::lock`].
+    ///
+    /// # Examples
+    ///
+    /// Storing a value only if no equal one is stored:
+    ///
+    /// ```
+    /// use kernel::rosebush::{new_rosebush, RcuBox, Rosebush};
+    ///
+    /// let rb: Pin<KBox<Rosebush<u32>>> = KBox::pin_init(new_rosebush!(), GFP_KERNEL)?;
+    /// for v in [4, 4, 5] {
+    ///     let value = RcuBox::new(v, GFP_KERNEL)?;
+    ///     let mut locked = rb.reserve(v)?.lock();
+    ///     let mut clash = false;
+    ///     while let Some(old) = locked.next_value() {
+    ///         clash |= *old == v;
+    ///     }
+    ///     if !clash {
+    ///         assert!(locked.fill(value).is_ok());
+    ///     }
+    ///     // Unlocks, then releases the slot if it was not filled.
+    ///     drop(locked);
+    /// }
+    /// assert_eq!(rb.stats().entries, 2);
+    /// assert_eq!(rb.stats().reserved, 0);
+    /// # Ok::<(), Error>(())
+    /// ```
+    ///
+    /// A function that returns early holding the lock and the slot neither deadlocks nor leaks
+    /// the slot:
+    ///
+    /// ```
+    /// use kernel::rosebush::{new_rosebush, RcuBox, Rosebush};
+    ///
+    /// fn store_if_even(rb: &Rosebush<u32>, v: u32) -> Result {
+    ///     // Allocated first: the lock is a spinlock.
+    ///     let value = RcuBox::new(v, GFP_KERNEL)?;
+    ///     let mut locked = rb.reserve(v)?.lock();
+    ///     if v % 2 == 1 {
+    ///         // Unlocks and releases the slot, then drops `value`.
+    ///         return Err(EINVAL);
+    ///     }
+    ///     locked.fill(value).map_err(|_| EINVAL)
+    /// }
+    ///
+    /// let rb: Pin<KBox<Rosebush<u32>>> = KBox::pin_init(new_rosebush!(), GFP_KERNEL)?;
+    /// assert_eq!(store_if_even(&rb, 1), Err(EINVAL));
+    /// assert_eq!(store_if_even(&rb, 2), Ok(()));
+    /// let stats = rb.stats();
+    /// assert_eq!((stats.entries, stats.reserved), (1, 0));
+    ///
+    /// // A `Locked` that holds no reservation hands the value back.
+    /// let value = RcuBox::new(3, GFP_KERNEL)?;
+    /// let mut locked = rb.lock(3);
+    /// let value = locked.fill(value).unwrap_err();
+    /// drop(locked);
+    /// drop(value);
+    /// assert_eq!(rb.stats().entries, 1);
+    /// # Ok::<(), Error>(())
+    /// ```
+    pub fn lock(self) -> Locked<'a, T> {
+        let this = ManuallyDrop::new(self);
+        let mut locked = this.rb.lock(this.hash);
+        // INVARIANT: the slot `this` owned is reserved under the locked hash, and now belongs
+        // to `locked` alone (`this` is not dropped).
+        locked.reserved = true;
+        locked
+    }
 }
 
 impl<T: Send + 'static> Drop for Reservation<'_, T> {
@@ -1116,7 +1321,9 @@ impl<T: Send + 'static> Drop for Reservation<'_, T> {
         // reserved under `self.hash` for this reservation, which ends here: a null pointer asks
         // `rbh_remove()` to release it.
         let ret = unsafe { bindings::rbh_remove(self.rb.as_ptr(), self.hash, ptr::null_mut()) };
-        debug_assert_eq!(ret, 0);
+        if ret != 0 {
+            crate::pr_warn!("rosebush: a reservation was not released: {}\n", ret);
+        }
     }
 }
 
@@ -1126,6 +1333,7 @@ impl<T: Send + 'static> Drop for Reservation<'_, T> {
 ///
 /// `iter` is an iterator of a rosebush of `T` that `'a` borrows, and the RCU read lock is held
 /// for `'a`.
+#[must_use = "iterators are lazy: the walk begins with the first `next()`"]
 pub struct Iter<'a, T: Send + 'static> {
     iter: bindings::rbh_iter,
     /// Whether `rbh_first()` has started the walk.
@@ -1177,12 +1385,14 @@ impl<T: Send + 'static> FusedIterator for Iter<'_, T> {}
 /// # Invariants
 ///
 /// `iter` is an iterator of `rb`, locked with `rbh_iter_lock()` by this task. `current` is null
-/// or the pointer `rbh_next()` last returned through `iter`, still stored.
+/// or the pointer `rbh_next()` last returned through `iter`, still stored. If `reserved`, a slot
+/// is reserved under `iter.hash` and this `Locked` is its only owner.
 #[must_use = "the bucket is unlocked as soon as the `Locked` is dropped"]
 pub struct Locked<'a, T: Send + 'static> {
     rb: &'a Rosebush<T>,
     iter: bindings::rbh_iter,
     current: *mut c_void,
+    reserved: bool,
     _not_send: PhantomData<*mut ()>,
 }
 
@@ -1252,76 +1462,47 @@ impl<'a, T: Send + 'static> Locked<'a, T> {
         Ok(())
     }
 
-    /// Stores `value` in the slot `slot` reserved, under the lock: a writer can reserve (which
-    /// may sleep), lock, check that no value it would clash with is stored, and store its own,
-    /// all in one critical section.
+    /// Stores `value` in the slot reserved under the locked hash, which [`Reservation::lock`]
+    /// handed to this `Locked`.
     ///
     /// # Errors
     ///
-    /// Hands both back if `slot` was not reserved under the locked hash of this rosebush. Drop
-    /// the [`Locked`] before the [`Reservation`].
+    /// Hands `value` back if this `Locked` holds no reservation: it was not made by
+    /// [`Reservation::lock`], or its slot is already filled. Dropping the value runs its
+    /// destructor, under the lock if the `Locked` still lives.
     ///
     /// # Context
     ///
-    /// Does not sleep. `slot` must not be dropped while the bucket is locked (dropping it takes
-    /// the bucket lock): drop the [`Locked`] first.
-    ///
-    /// # Examples
-    ///
-    /// Storing a value only if no equal one is stored:
-    ///
-    /// ```
-    /// use kernel::rosebush::{RcuBox, Rosebush};
-    ///
-    /// let rb = KBox::pin_init(Rosebush::<u32>::new(), GFP_KERNEL)?;
-    /// for v in [4, 4, 5] {
-    ///     let value = RcuBox::new(v, GFP_KERNEL)?;
-    ///     let slot = rb.reserve(v)?;
-    ///     let mut locked = rb.lock(v);
-    ///     let mut clash = false;
-    ///     while let Some(old) = locked.next_value() {
-    ///         clash |= *old == v;
-    ///     }
-    ///     if !clash {
-    ///         let filled = locked.fill(slot, value);
-    ///         // Unlock before a reservation handed back is released.
-    ///         drop(locked);
-    ///         assert!(filled.is_ok());
-    ///     } else {
-    ///         // Unlock before the unused reservation is released.
-    ///         drop(locked);
-    ///     }
-    /// }
-    /// assert_eq!(rb.stats().entries, 2);
-    /// assert_eq!(rb.stats().reserved, 0);
-    /// # Ok::<(), Error>(())
-    /// ```
-    pub fn fill<'r>(
-        &mut self,
-        slot: Reservation<'r, T>,
-        value: RcuBox<T>,
-    ) -> Result<(), (Reservation<'r, T>, RcuBox<T>)> {
-        if !ptr::eq(slot.rb, self.rb) || slot.hash != self.iter.hash {
-            return Err((slot, value));
+    /// Does not sleep.
+    pub fn fill(&mut self, value: RcuBox<T>) -> Result<(), RcuBox<T>> {
+        if !self.reserved {
+            return Err(value);
         }
         let p = RcuBox::into_raw(value);
-        // SAFETY: `self.iter` is locked (type invariants) on the hash `slot` reserved a slot
-        // under; `p` comes from `RcuBox::into_raw`, so storing it keeps the rosebush's invariants.
+        // SAFETY: `self.iter` is locked (type invariants) on the hash its reservation is under;
+        // `p` comes from `RcuBox::into_raw`, so storing it keeps the rosebush's invariants.
         let ret = unsafe { bindings::rbh_iter_use(&mut self.iter, p) };
         if ret != 0 {
             // SAFETY: `p` comes from `into_raw` above and was not stored.
-            return Err((slot, unsafe { RcuBox::from_raw(p) }));
+            return Err(unsafe { RcuBox::from_raw(p) });
         }
-        // The slot is used: the reservation must not release it.
-        core::mem::forget(slot);
+        // INVARIANT: the slot is used; there is no reservation left to release.
+        self.reserved = false;
         Ok(())
     }
 }
 
 impl<T: Send + 'static> Drop for Locked<'_, T> {
     fn drop(&mut self) {
+        let hash = self.iter.hash;
         // SAFETY: `self.iter` is locked by this task (type invariants).
         unsafe { bindings::rbh_iter_unlock(&mut self.iter) };
+        if self.reserved {
+            // Released after unlocking: releasing takes the bucket lock.
+            // INVARIANT: the slot is reserved under `hash` and owned by this `Locked` alone (type
+            // invariants), which hands it over here.
+            drop(Reservation { rb: self.rb, hash });
+        }
     }
 }
 
@@ -1351,14 +1532,17 @@ impl<T: Send + 'static> Drop for Locked<'_, T> {
 /// # Examples
 ///
 /// ```
-/// use kernel::{rosebush::Map, sync::rcu};
+/// use kernel::{
+///     rosebush::{new_map, Map},
+///     sync::rcu,
+/// };
 ///
-/// let map = KBox::pin_init(Map::<u32, u64>::new(), GFP_KERNEL)?;
+/// let map: Pin<KBox<Map<u32, u64>>> = KBox::pin_init(new_map!(), GFP_KERNEL)?;
 /// for i in 0..100 {
-///     assert!(!map.insert(i, u64::from(i) * 10, GFP_KERNEL)?);
+///     assert!(!map.insert(i, u64::from(i) * 10)?);
 /// }
 /// // Replacing a value: `true`, and the old value is dropped after a grace period.
-/// assert!(map.insert(5, 55, GFP_KERNEL)?);
+/// assert!(map.insert(5, 55)?);
 /// assert_eq!(map.len(), 100);
 ///
 /// {
@@ -1378,7 +1562,7 @@ impl<T: Send + 'static> Drop for Locked<'_, T> {
 /// assert_eq!(map.len(), 98);
 ///
 /// // A failed insertion hands the key and the value back.
-/// if let Err(err) = map.insert(7, 70, GFP_KERNEL) {
+/// if let Err(err) = map.insert(7, 70) {
 ///     let (key, value) = err.value;
 ///     pr_warn!("{key} -> {value} not stored\n");
 /// }
@@ -1390,6 +1574,8 @@ pub struct Map<K: Send + 'static, V: Send + 'static> {
     table: Rosebush<MapEntry<K, V>>,
     len: AtomicUsize,
     key: bindings::siphash_key_t,
+    /// How entries are allocated: charged if the buckets are.
+    entry_flags: Flags,
 }
 
 /// A key and its value, as a [`Map`] stores them.
@@ -1399,17 +1585,28 @@ struct MapEntry<K, V> {
 }
 
 impl<K: Hash + Eq + Send + 'static, V: Send + 'static> Map<K, V> {
-    /// Creates an empty map with a random SipHash key.
-    pub fn new() -> impl PinInit<Self> {
+    /// Creates an empty map with a random SipHash key, allocating as `flags` say, whose locks
+    /// have the lockdep classes `classes`: use [`new_map!`].
+    pub fn new(
+        flags: BucketFlags,
+        name: &'static crate::str::CStr,
+        classes: &'static LockClasses,
+    ) -> impl PinInit<Self> {
         let mut key = bindings::siphash_key_t { key: [0; 2] };
         // SAFETY: `key` is valid for writes of its size.
         unsafe {
             bindings::get_random_bytes(ptr::addr_of_mut!(key).cast(), core::mem::size_of_val(&key))
         };
+        let entry_flags = if flags.contains(BucketFlags::ACCOUNT) {
+            GFP_KERNEL_ACCOUNT
+        } else {
+            GFP_KERNEL
+        };
         pin_init!(Self {
-            table <- Rosebush::new(),
+            table <- Rosebush::new(flags, name, classes),
             len: AtomicUsize::new(0),
             key,
+            entry_flags,
         })
     }
 
@@ -1431,10 +1628,13 @@ impl<K: Hash + Eq + Send + 'static, V: Send + 'static> Map<K, V> {
     /// Keys may be looked up through what they borrow as, like `&str` for `&'static str`:
     ///
     /// ```
-    /// use kernel::{rosebush::Map, sync::rcu};
+    /// use kernel::{
+    ///     rosebush::{new_map, Map},
+    ///     sync::rcu,
+    /// };
     ///
-    /// let map = KBox::pin_init(Map::<&'static str, u32>::new(), GFP_KERNEL)?;
-    /// map.insert("one", 1, GFP_KERNEL)?;
+    /// let map: Pin<KBox<Map<&'static str, u32>>> = KBox::pin_init(new_map!(), GFP_KERNEL)?;
+    /// map.insert("one", 1)?;
     /// let guard = rcu::read_lock();
     /// assert_eq!(map.get("one", &guard), Some(&1));
     /// assert_eq!(map.get("two", &guard), None);
@@ -1465,8 +1665,7 @@ impl<K: Hash + Eq + Send + 'static, V: Send + 'static> Map<K, V> {
         false
     }
 
-    /// Sets the value of `key`, allocating the entry with `flags`; returns `true` if it replaced
-    /// a value.
+    /// Sets the value of `key`; returns `true` if it replaced a value.
     ///
     /// A value is replaced in place: lookups find the old value or the new one, never neither.
     /// The old value (and its key) is dropped after a grace period.
@@ -1478,17 +1677,17 @@ impl<K: Hash + Eq + Send + 'static, V: Send + 'static> Map<K, V> {
     ///
     /// # Context
     ///
-    /// Process context; may sleep. `flags` apply to the entry's own allocation only: the
-    /// rosebush allocates buckets with `GFP_KERNEL` (the C API takes no flags yet), which it may
-    /// need to do whenever the key is not stored. Must not be called while this task holds a
-    /// [`Locked`].
-    pub fn insert(&self, key: K, value: V, flags: Flags) -> Result<bool, InsertError<(K, V)>> {
+    /// Process context; may sleep, to allocate the entry (with `GFP_KERNEL`, or
+    /// `GFP_KERNEL_ACCOUNT` in a map made with [`BucketFlags::ACCOUNT`]) and, if the key is not
+    /// stored, a bucket, or to wait for the table's resize mutex. Must not be called while this
+    /// task holds an [`rcu::Guard`] or a [`Locked`].
+    pub fn insert(&self, key: K, value: V) -> Result<bool, InsertError<(K, V)>> {
         let give_back = |entry: MapEntry<K, V>, error| InsertError {
             value: (entry.key, entry.value),
             error,
         };
         let hash = self.hash(&key);
-        let entry = RcuBox::new_or_give_back(MapEntry { key, value }, flags)
+        let entry = RcuBox::new_or_give_back(MapEntry { key, value }, self.entry_flags)
             .map_err(|entry| give_back(entry, ENOMEM))?;
 
         // A key that is stored is replaced under its bucket's lock, with nothing to allocate.
@@ -1508,31 +1707,25 @@ impl<K: Hash + Eq + Send + 'static, V: Send + 'static> Map<K, V> {
         }
 
         // A new key (or one removed meanwhile): reserve a slot, then check again under the lock.
-        let slot = match self.table.reserve(hash) {
-            Ok(slot) => slot,
+        // Dropping `locked` unlocks, then releases the slot if it was not filled.
+        let mut locked = match self.table.reserve(hash) {
+            Ok(slot) => slot.lock(),
             Err(error) => return Err(give_back(RcuBox::into_inner(entry), error)),
         };
-        let mut locked = self.table.lock(hash);
-        if Self::seek(&mut locked, &entry.key) {
-            let replaced = locked.replace_current(entry);
-            // Unlock before `slot` is released.
-            drop(locked);
-            return match replaced {
-                Ok(()) => Ok(true),
-                Err(entry) => Err(give_back(RcuBox::into_inner(entry), EINVAL)),
-            };
-        }
-        let filled = locked.fill(slot, entry);
-        if filled.is_ok() {
+        let (result, replaced) = if Self::seek(&mut locked, &entry.key) {
+            (locked.replace_current(entry), true)
+        } else {
+            (locked.fill(entry), false)
+        };
+        if result.is_ok() && !replaced {
             // Under the lock, so that a removal of the key counts after this.
             self.len.fetch_add(1, Ordering::Relaxed);
         }
-        // Unlock before a slot handed back is released.
         drop(locked);
-        match filled {
-            Ok(()) => Ok(false),
-            // Cannot happen: `slot` was reserved under `hash` of this rosebush.
-            Err((_slot, entry)) => Err(give_back(RcuBox::into_inner(entry), EINVAL)),
+        match result {
+            Ok(()) => Ok(replaced),
+            // Cannot happen: `seek` just returned the entry, or the slot is reserved.
+            Err(entry) => Err(give_back(RcuBox::into_inner(entry), EINVAL)),
         }
     }
 

@@ -14,7 +14,7 @@ use core::{
 use kernel::{
     new_condvar, new_mutex, new_work,
     prelude::*,
-    rosebush::Map,
+    rosebush::{new_map, Map},
     sync::{rcu, Arc, CondVar, Mutex},
     time::Ktime,
     workqueue::{self, impl_has_work, Work, WorkItem},
@@ -71,10 +71,10 @@ struct RustRosebush {
 impl kernel::Module for RustRosebush {
     fn init(_module: &'static ThisModule) -> Result<Self> {
         let n = ENTRIES;
-        let map = KBox::pin_init(Map::new(), GFP_KERNEL)?;
+        let map = KBox::pin_init(new_map!(), GFP_KERNEL)?;
 
         for i in 0..n {
-            map.insert(Name::new("entry", i), u64::from(i) * 3, GFP_KERNEL)?;
+            map.insert(Name::new("entry", i), u64::from(i) * 3)?;
         }
         pr_info!("inserted {} entries, map holds {}\n", n, map.len());
 
@@ -94,7 +94,7 @@ impl kernel::Module for RustRosebush {
 
         let mut replaced = 0;
         for i in (0..n).step_by(10) {
-            if map.insert(Name::new("entry", i), u64::from(i) * 5, GFP_KERNEL)? {
+            if map.insert(Name::new("entry", i), u64::from(i) * 5)? {
                 replaced += 1;
             }
         }
@@ -216,11 +216,11 @@ impl Bench {
     fn write_phases(&self, id: usize, t: &mut [Ktime; 4]) -> Result {
         let base = (id as u32) << 24;
         for i in 0..WRITER_OPS {
-            self.map.insert(base + i, u64::from(i), GFP_KERNEL)?;
+            self.map.insert(base + i, u64::from(i))?;
         }
         t[1] = Ktime::ktime_get();
         for i in 0..WRITER_OPS {
-            self.map.insert(base + i, u64::from(i) + 1, GFP_KERNEL)?;
+            self.map.insert(base + i, u64::from(i) + 1)?;
         }
         t[2] = Ktime::ktime_get();
         for i in 0..WRITER_OPS {
@@ -242,7 +242,7 @@ impl Bench {
 fn measure_writers(writers: usize) -> Result {
     let bench = Arc::pin_init(
         pin_init!(Bench {
-            map <- Map::new(),
+            map <- new_map!(),
             stop: AtomicBool::new(false),
             lookups: AtomicUsize::new(0),
             read_from: AtomicU32::new(0),

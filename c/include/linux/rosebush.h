@@ -71,6 +71,8 @@ struct rbh {
 	/* Under rbh_resize_lock: primary buckets, and those at full depth */
 	unsigned int rbh_nr_buckets;
 	unsigned int rbh_nr_deep;
+	/* Under rbh_resize_lock: the table is too large for its buckets */
+	bool rbh_oversized;
 	/*
 	 * Under rbh_resize_lock, while a resize fills the next table in
 	 * steps: the table, the slots of the current table it has copied,
@@ -80,12 +82,6 @@ struct rbh {
 	unsigned long rbh_future_copied;
 	unsigned int rbh_future_deep;
 	bool rbh_future_grows;
-	/*
-	 * Under rbh_resize_lock: a merge waits for the table to halve, as
-	 * it would make a bucket too shallow for this one (see
-	 * rbh_merge_floor()).
-	 */
-	bool rbh_floor_waits;
 	/* From rbh_init_flags(), and what they add to a bucket's gfp flags */
 	unsigned int rbh_flags;
 	gfp_t rbh_gfp;
@@ -583,8 +579,10 @@ static __always_inline unsigned int rbh_group_match(struct rbh_bucket *bucket,
  * Most walks read one cache line of one bucket and end there, hit or
  * miss.  That part is inline, as rhashtable_lookup() is, and writes the
  * iterator only when it has found an entry or must look further; the
- * rest is out of line.  Only rbh_next() may use the iterator afterwards:
- * rbh_iter_remove() and its kin are for locked walks (rbh_iter_lock()).
+ * rest is out of line.  Only rbh_next() may use the iterator afterwards,
+ * and only until one of the two has returned NULL: a miss leaves the
+ * iterator as it found it, unwritten.  rbh_iter_remove() and its kin are
+ * for locked walks (rbh_iter_lock()).
  *
  * Context: Any context, with the RCU read lock held (rcu_read_lock(),
  * rcu_read_lock_bh() or rcu_read_lock_sched()).  Does not sleep.
