@@ -3437,14 +3437,23 @@ static bool rbh_test_part_set(struct kunit *test, struct rbh *rbh,
 	return !err;
 }
 
-/* Is every entry of the first @nr parts still found? */
-static void rbh_test_parts_check(struct kunit *test, struct rbh *rbh,
-				 unsigned int bits, const unsigned int *n,
-				 unsigned int nr)
+/*
+ * Once parts 0 and 1 of the key space cut in 2^@bits parts are left, with
+ * @n[0] and @n[1] entries that fit in one bucket: are they merged, the
+ * table halved down to two slots, and every entry still found?
+ */
+static void rbh_test_parts_merged(struct kunit *test, struct rbh *rbh,
+				  struct rbh_stats *st, unsigned int bits,
+				  const unsigned int *n)
 {
 	unsigned int part, i;
 
-	for (part = 0; part < nr; part++)
+	rbh_test_stats(test, rbh, st);
+	KUNIT_EXPECT_EQ(test, st->entries, (unsigned long)(n[0] + n[1]));
+	KUNIT_EXPECT_EQ_MSG(test, st->table_slots, 2UL,
+			    "buckets of %u and %u entries did not merge",
+			    n[0], n[1]);
+	for (part = 0; part < 2; part++)
 		for (i = 0; i < n[part]; i++)
 			KUNIT_EXPECT_EQ(test,
 					rbh_test_count(rbh,
@@ -3495,11 +3504,7 @@ static void rbh_merge_from_fuller_buddy(struct kunit *test)
 			    "%u and %u entries merged", a + 1, b);
 
 	KUNIT_ASSERT_TRUE(test, rbh_test_part_set(test, rbh, 8, 0, &n[0], a));
-	rbh_test_stats(test, rbh, st);
-	KUNIT_EXPECT_EQ(test, st->entries, (unsigned long)(a + b));
-	KUNIT_EXPECT_EQ_MSG(test, st->table_slots, 2UL,
-			    "buckets of %u and %u entries did not merge", a, b);
-	rbh_test_parts_check(test, rbh, 8, n, 2);
+	rbh_test_parts_merged(test, rbh, st, 8, n);
 	rbh_test_destroy(test, rbh);
 }
 
@@ -3533,11 +3538,7 @@ static void rbh_merge_after_halving(struct kunit *test)
 	for (e = 4; e < 8; e++)
 		KUNIT_ASSERT_TRUE(test, rbh_test_part_set(test, rbh, 3, e, &n[e],
 							  0));
-	rbh_test_stats(test, rbh, st);
-	KUNIT_EXPECT_EQ(test, st->entries, (unsigned long)(a + b));
-	KUNIT_EXPECT_EQ_MSG(test, st->table_slots, 2UL,
-			    "buckets of %u and %u entries did not merge", a, b);
-	rbh_test_parts_check(test, rbh, 2, n, 2);
+	rbh_test_parts_merged(test, rbh, st, 2, n);
 	rbh_test_destroy(test, rbh);
 }
 
