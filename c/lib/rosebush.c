@@ -3018,11 +3018,19 @@ done:
 	return NULL;
 }
 
-/*
- * What rbh_first() does not do inline: walk the other groups of @bucket
- * that @key's home group names in its filter, whose bits for @key are
- * @dests (shifted down, not 0), then its chain if they name it.  Exported
- * for rbh_first() only.
+/**
+ * rbh_first_spilled() - Continue rbh_first() past the home group.
+ * @rbhi: The iterator rbh_first() was given.
+ * @bucket: The bucket that @key indexes.
+ * @key: The hash being looked up.
+ * @dests: The filter bits for @key of the home group, shifted down; not 0.
+ *
+ * Walks the other groups of @bucket that @key's home group names in its
+ * filter, then the bucket's chain if the filter names it.  For rbh_first()
+ * only: it is exported because rbh_first() is inline.
+ *
+ * Context: Any context, with the RCU read lock held.  Does not sleep.
+ * Return: The first pointer found, or NULL.
  */
 void *rbh_first_spilled(struct rbh_iter *rbhi, struct rbh_bucket *bucket,
 			u32 key, unsigned int dests)
