@@ -8,12 +8,13 @@
 #   bench.sh [ARGS...]	time every structure, and plot the lookups with
 #			gnuplot; ARGS go to the program: -l (sizes up to
 #			10^7), repeats=R, ops=N, max=N, seed=N
-#   bench.sh misses [ll=BYTES] [SIZES...]
+#   bench.sh misses [ll=BYTES] [fill] [SIZES...]
 #			count cache misses per lookup under callgrind's
 #			cache simulation, at each size (default 10^6 and
 #			4 x 10^6 entries), with a last level of BYTES
 #			(default 32 MiB: ll=1048576 counts what misses a
-#			1 MiB L2 instead)
+#			1 MiB L2 instead); with fill, per insertion of a
+#			fill from empty instead (default 3 x 10^6 entries)
 #   bench.sh dentry [ARGS...]
 #			the dentry hash alone, as kernel A (hlist_bl) and B
 #			(rosebush) look it up, on dentry-shaped objects
@@ -28,7 +29,7 @@
 # In $ROSEBUSH_WORK/build/userspace-bench, timings: the table goes to
 # stdout and to bench.txt, every result to bench.csv, the plot to
 # bench.png; misses: the table goes to stdout and to misses.txt (or, with
-# ll=BYTES, to misses-KIBk.txt).
+# ll=BYTES, to misses-KIBk.txt; with fill, to fills.txt).
 set -euo pipefail
 
 : "${ROSEBUSH_WORK:?}"
@@ -93,22 +94,26 @@ ops=$((1 << 19))
 warmup=$((1 << 18))
 
 misses() {
-	local sizes n pids=() rc=0
+	local sizes n pids=() rc=0 fill=0
 
 	case "${1:-}" in ll=*) ll=${1#ll=}; shift ;; esac
+	case "${1:-}" in fill) fill=1; shift ;; esac
 	out=misses.txt
 	[ "$ll" = 33554432 ] || out=misses-$((ll >> 10))k.txt
+	[ "$fill" = 0 ] || out=fills.txt
 	sizes=("$@")
 	[ ${#sizes[@]} -gt 0 ] || sizes=(1000000 4000000)
+	[ "$fill" = 0 ] || [ $# -gt 0 ] || sizes=(3000000)
 	command -v valgrind >/dev/null ||
 		{ echo 'bench: valgrind is not installed (make toolchain installs it)' >&2; exit 1; }
 	rm -f "$dir"/callgrind.*
 	# One callgrind per size, side by side: each is one thread.
 	for n in "${sizes[@]}"; do
-		valgrind --tool=callgrind --instr-atstart=no --collect-atstart=no \
+		valgrind --tool=callgrind --instr-atstart=no \
+			--collect-atstart=$([ "$fill" = 1 ] && echo yes || echo no) \
 			$(cachesim) --dump-instr=yes \
 			--callgrind-out-file="$dir/callgrind.$n" \
-			"$dir/rosebush-bench" misses="$n" ops=$ops warmup=$warmup \
+			"$dir/rosebush-bench" misses="$n" ops=$ops warmup=$warmup fill=$fill \
 			>"$dir/misses-$n.log" 2>&1 &
 		pids+=($!)
 	done
@@ -118,9 +123,14 @@ misses() {
 	[ "$rc" = 0 ] || { echo "bench: callgrind failed" >&2; exit 1; }
 	{
 		echo "# simulated last level: $((ll >> 10)) KiB"
-		python3 "$top/tests/bench/misses.py" "$ops" "$dir" "${sizes[@]}"
-		python3 "$top/tests/bench/budget.py" "$ops" "$dir/rosebush-bench" \
-			"$dir" "${sizes[@]}"
+		if [ "$fill" = 1 ]; then
+			python3 "$top/tests/bench/budget.py" --fills "$dir/rosebush-bench" \
+				"$dir" "${sizes[@]}"
+		else
+			python3 "$top/tests/bench/misses.py" "$ops" "$dir" "${sizes[@]}"
+			python3 "$top/tests/bench/budget.py" "$ops" "$dir/rosebush-bench" \
+				"$dir" "${sizes[@]}"
+		fi
 	} | tee "$dir/$out"
 }
 

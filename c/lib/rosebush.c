@@ -87,9 +87,10 @@ static_assert(RBH_HEAD_GROUP * RBH_GROUP_SIZE < sizeof(struct rbh_bucket_head) &
  * no resize lock; a merge that the shrink work tries for a key handed
  * over, from a bucket whose hold is spent while its buddy's is not,
  * counts both down under the resize lock (see rbh_merge_held()); a walk
- * of the table counts nothing.  A
- * merge that brings the contention back costs 16 contended acquisitions
- * and a split, so it should take many more removals than that.
+ * of the table counts nothing.  Once the table is too large for its
+ * buckets (rbh_note_size()), holds count for nothing.  A merge that
+ * brings the contention back costs 16 contended acquisitions and a
+ * split, so it should take many more removals than that.
  */
 #define RBH_CONTENTION_HOLD	128
 /*
@@ -402,10 +403,11 @@ static struct rbh_bucket __rcu **rbh_table_locked(struct rbh *rbh,
  * it grow to (RBH_SLOTS_PER_BUCKET_MAX per bucket, or half the widest
  * range a bucket may cover if that is less, but no fewer than
  * RBH_SLOTS_PER_BUCKET): then buckets have merged since it grew, and two
- * as deep as it may be left apart that fit in one (see
- * rbh_looks_at_buddy()).  Called under the resize lock whenever the
- * table's depth or the number of buckets changes; removals read it
- * without locks, as a hint.
+ * as deep as it that fit in one may have been left apart, or be held
+ * apart (see rbh_looks_at_buddy() and rbh_merge_held()).  Called under
+ * the resize lock whenever the table's depth or the number of buckets
+ * changes; removals and the shrink work read it without locks, as a
+ * hint.
  */
 static void rbh_note_size(struct rbh *rbh)
 {
@@ -1946,13 +1948,18 @@ static bool rbh_may_merge(const struct rbh_bucket *bucket)
  * back.  A merge refused after a removal (@cool) counts both holds down,
  * so that a bucket whose removals have spent its own hold does not wait
  * for its buddy's forever; a walk of the table refuses without counting.
- * Both buddies are locked.
+ * Once the table is too large for its buckets (rbh_note_size()), holds
+ * count for nothing: held halves as deep as the table would keep it from
+ * halving, however few entries are left in them.  Both buddies are
+ * locked.
  * Return: true if the merge must wait.
  */
-static bool rbh_merge_held(struct rbh_bucket *lo, struct rbh_bucket *hi,
-			   bool cool)
+static bool rbh_merge_held(const struct rbh *rbh, struct rbh_bucket *lo,
+			   struct rbh_bucket *hi, bool cool)
 {
 	if (!lo->h.hold && !hi->h.hold)
+		return false;
+	if (READ_ONCE(rbh->rbh_oversized))
 		return false;
 	if (!cool)
 		return true;
@@ -2011,9 +2018,9 @@ static struct rbh_bucket *rbh_buddy(const struct rbh *rbh,
 /*
  * Might the locked @bucket, which holds @key, merge with its buddy, after
  * a removal from it?  A held bucket counts its hold down instead (see
- * RBH_CONTENTION_HOLD).  A lockless look at the buddy saves most removals
- * handing their key to the shrink work.  The caller holds the RCU read
- * lock.  Two removals from buddies at once may each miss the other's, so
+ * RBH_CONTENTION_HOLD), unless the table is too large for its buckets.
+ * A lockless look at the buddy saves most removals handing their key to
+ * the shrink work.  The caller holds the RCU read lock.  Two removals from buddies at once may each miss the other's, so
  * a merge can wait for the next removal from either: merges are for
  * memory, not correctness.
  */
@@ -2023,7 +2030,7 @@ static bool rbh_merge_likely(const struct rbh *rbh, struct rbh_bucket *bucket,
 	unsigned int d = bucket->h.depth;
 	struct rbh_bucket *buddy;
 
-	if (bucket->h.hold) {
+	if (bucket->h.hold && !READ_ONCE(rbh->rbh_oversized)) {
 		bucket->h.hold--;
 		return false;
 	}
@@ -2085,7 +2092,7 @@ static void rbh_merge_locked(struct rbh *rbh, u32 key, bool cool)
 		if (lo->h.depth != d || hi->h.depth != d ||
 		    !rbh_may_merge(lo) || !rbh_may_merge(hi) ||
 		    lo->h.count + hi->h.count > RBH_MERGE_MAX ||
-		    rbh_merge_held(lo, hi, cool)) {
+		    rbh_merge_held(rbh, lo, hi, cool)) {
 			spin_unlock(&hi->h.lock);
 			spin_unlock(&lo->h.lock);
 			break;
@@ -2103,6 +2110,8 @@ static void rbh_merge_locked(struct rbh *rbh, u32 key, bool cool)
 				rbh_place_in_bucket(lo, rbh_keys(hi, g)[i],
 						    rbh_slot(hi, hi, g, i));
 		}
+		/* Held apart only if the table was too large: no longer */
+		lo->h.hold = 0;
 		/* Pairs with smp_load_acquire() in rbh_walk_next() */
 		smp_store_release(&lo->h.depth, d - 1);
 		for (i = 0; i < nr; i++)
@@ -2602,7 +2611,9 @@ static int rbh_split_walk(struct rbh *rbh, bool *grew)
  * if too many were), then halve the table as far as it will go.  After
  * halvings, which let merges refused for being too shallow
  * (rbh_merge_floor()) go ahead and make buckets as deep as the table that
- * may merge (rbh_looks_at_buddy()), walk and halve again.  A fold or a
+ * may merge (rbh_looks_at_buddy()), walk and halve again; walk too once
+ * this run's merges have made the table too large for its buckets
+ * (rbh_note_size()).  Every merge is made here.  A fold or a
  * merge holds the resize lock for a bounded time, and a halving for one
  * step at a time (rbh_resize_steps()).
  */
@@ -2612,7 +2623,7 @@ static void rbh_shrink_worker(struct work_struct *work)
 	u32 keys[RBH_SHRINK_KEYS], split_keys[RBH_SHRINK_KEYS];
 	unsigned int i, nr, split_nr;
 	struct rbh_bucket *spare;
-	bool grew = false, again;
+	bool grew = false, again, oversized;
 	int err = 0;
 
 	spin_lock(&rbh->rbh_shrink_lock);
@@ -2637,6 +2648,7 @@ static void rbh_shrink_worker(struct work_struct *work)
 		cond_resched();
 	}
 
+	oversized = READ_ONCE(rbh->rbh_oversized);
 	if (nr > RBH_SHRINK_KEYS) {
 		rbh_shrink_walk(rbh);
 	} else {
@@ -2662,15 +2674,24 @@ static void rbh_shrink_worker(struct work_struct *work)
 	if (grew)
 		return;
 	for (;;) {
-		bool halved = false;
+		bool halved = false, now;
 
 		while (rbh_halve_wanted(rbh) &&
 		       rbh_halve(rbh) == RBH_HALVED) {
 			halved = true;
 			cond_resched();
 		}
-		if (!halved)
+		/*
+		 * Buddies as deep as the table that were left or held apart
+		 * while it was not too large for its buckets look at each
+		 * other at their next removal, which may never come: walk
+		 * once the merges of this run have made it too large.
+		 */
+		now = READ_ONCE(rbh->rbh_oversized);
+		if (!halved &&
+		    !(now && !oversized && READ_ONCE(rbh->rbh_nr_deep)))
 			break;
+		oversized = now;
 		rbh_shrink_walk(rbh);
 	}
 }
@@ -3018,22 +3039,18 @@ done:
 	return NULL;
 }
 
-/**
- * rbh_first_spilled() - Continue rbh_first() past the home group.
- * @rbhi: The iterator rbh_first() was given.
- * @bucket: The bucket that @key indexes.
- * @key: The hash being looked up.
- * @dests: The filter bits for @key of the home group, shifted down; not 0.
- *
- * Walks the other groups of @bucket that @key's home group names in its
- * filter, then the bucket's chain if the filter names it.  For rbh_first()
- * only: it is exported because rbh_first() is inline.
+/*
+ * What rbh_first() does not do inline, and nothing else calls: continue
+ * the walk of @rbhi past the home group of @key (the hash as rbh_key()
+ * mixes it), in the bucket @bucket that @key indexes, whose home filter
+ * has @dests for @key (shifted down; not 0).  Walks the other groups the
+ * filter names, then the bucket's chain if it names that.
  *
  * Context: Any context, with the RCU read lock held.  Does not sleep.
  * Return: The first pointer found, or NULL.
  */
-void *rbh_first_spilled(struct rbh_iter *rbhi, struct rbh_bucket *bucket,
-			u32 key, unsigned int dests)
+void *__rbh_first_spilled(struct rbh_iter *rbhi, struct rbh_bucket *bucket,
+			  u32 key, unsigned int dests)
 {
 	unsigned int step = 1, index = 0;
 	void *p;
@@ -3056,7 +3073,7 @@ void *rbh_first_spilled(struct rbh_iter *rbhi, struct rbh_bucket *bucket,
 	rbhi->step = RBH_STEP_CHAIN + RBH_GROUPS;
 	return rbh_walk_on(rbhi);
 }
-EXPORT_SYMBOL_GPL(rbh_first_spilled);
+EXPORT_SYMBOL_GPL(__rbh_first_spilled);
 
 /**
  * rbh_next() - Return the next pointer stored under the walk's hash.

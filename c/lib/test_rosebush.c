@@ -3508,6 +3508,116 @@ static void rbh_merge_from_fuller_buddy(struct kunit *test)
 	rbh_test_destroy(test, rbh);
 }
 
+/* Hold part @part's bucket apart, as a contention split leaves its halves */
+static void rbh_test_part_hold(struct rbh *rbh, unsigned int bits,
+			       unsigned int part)
+{
+	u32 key = rbh_key(rbh_test_part_hash(bits, part, 0));
+	struct rbh_bucket *bucket;
+
+	rcu_read_lock();
+	bucket = rbh_table_bucket(rcu_dereference(rbh->rbh_table), key);
+	spin_lock(&bucket->h.lock);
+	bucket->h.hold = RBH_CONTENTION_HOLD;
+	spin_unlock(&bucket->h.lock);
+	rcu_read_unlock();
+}
+
+/*
+ * Two buddies as deep as the table that fit in one bucket before the
+ * table is too large for its buckets merge once it is: the removals that
+ * make it so are from other buckets, one at a time, each merge done by
+ * the shrink work before the next removal, so that no run of it walks
+ * the table for having been handed too many buckets.  If @held, the two
+ * start held apart, as the halves of a contention split do, and nothing
+ * is removed from them: their holds must not keep the table from halving
+ * either.
+ */
+static void rbh_test_merge_once_oversized(struct kunit *test, bool held)
+{
+	struct rbh *rbh = rbh_test_new(test);
+	struct rbh_stats *st = rbh_test_stats_alloc(test);
+	unsigned int cap, a, b, p, i, *n;
+
+	n = kunit_kcalloc(test, 256, sizeof(*n), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, n);
+	cap = rbh_test_capacity(test, rbh, st);
+	a = 2 * cap / 3 / 2 + 1;
+	b = 2 * cap / 3 - a;
+	for (i = 1; i < cap; i++)
+		for (p = 0; p < 256; p++)
+			KUNIT_ASSERT_TRUE(test, rbh_test_part_set(test, rbh, 8, p,
+								  &n[p], i));
+	rbh_test_stats(test, rbh, st);
+	KUNIT_ASSERT_EQ(test, st->table_slots, 256UL);
+	/* The last removal from the two is from the fuller, which looks at
+	 * nothing: the table is not too large yet */
+	KUNIT_ASSERT_TRUE(test, rbh_test_part_set(test, rbh, 8, 1, &n[1], b) &&
+				rbh_test_part_set(test, rbh, 8, 0, &n[0], a));
+	rbh_test_stats(test, rbh, st);
+	KUNIT_ASSERT_EQ_MSG(test, st->merges, 0UL, "%u and %u entries merged",
+			    a, b);
+	if (held) {
+		rbh_test_part_hold(rbh, 8, 0);
+		rbh_test_part_hold(rbh, 8, 1);
+	}
+
+	for (p = 2; p < 256; p++) {
+		while (n[p]) {
+			KUNIT_ASSERT_TRUE(test,
+					  rbh_test_part_set(test, rbh, 8, p, &n[p],
+							    n[p] - 1));
+			rbh_test_settle(rbh);
+		}
+	}
+	rbh_test_parts_merged(test, rbh, st, 8, n);
+	rbh_test_destroy(test, rbh);
+}
+
+/*
+ * Buddies held apart in a table already too large for its buckets merge
+ * once removals make them fit in one, however much hold they have left:
+ * 256 parts of the key space fill a bucket each, all but parts 0 and 1
+ * go, then those two, held, go down to a and b entries.
+ */
+static void rbh_merge_held_in_oversized(struct kunit *test)
+{
+	struct rbh *rbh = rbh_test_new(test);
+	struct rbh_stats *st = rbh_test_stats_alloc(test);
+	unsigned int cap, a, b, p, i, *n;
+
+	n = kunit_kcalloc(test, 256, sizeof(*n), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, n);
+	cap = rbh_test_capacity(test, rbh, st);
+	a = 2 * cap / 3 / 2 + 1;
+	b = 2 * cap / 3 - a;
+	for (i = 1; i < cap; i++)
+		for (p = 0; p < 256; p++)
+			KUNIT_ASSERT_TRUE(test, rbh_test_part_set(test, rbh, 8, p,
+								  &n[p], i));
+	for (p = 2; p < 256; p++)
+		KUNIT_ASSERT_TRUE(test, rbh_test_part_set(test, rbh, 8, p, &n[p],
+							  0));
+	rbh_test_stats(test, rbh, st);
+	KUNIT_ASSERT_EQ(test, st->table_slots, 256UL);
+	rbh_test_part_hold(rbh, 8, 0);
+	rbh_test_part_hold(rbh, 8, 1);
+	KUNIT_ASSERT_TRUE(test, rbh_test_part_set(test, rbh, 8, 0, &n[0], a) &&
+				rbh_test_part_set(test, rbh, 8, 1, &n[1], b));
+	rbh_test_parts_merged(test, rbh, st, 8, n);
+	rbh_test_destroy(test, rbh);
+}
+
+static void rbh_merge_once_oversized(struct kunit *test)
+{
+	rbh_test_merge_once_oversized(test, false);
+}
+
+static void rbh_merge_held_once_oversized(struct kunit *test)
+{
+	rbh_test_merge_once_oversized(test, true);
+}
+
 /*
  * Two buckets of depth 2 left as above, below a table of depth 3, which
  * is not too large for its buckets: once the table halves and they are
@@ -5706,6 +5816,9 @@ static struct kunit_case rosebush_cases[] = {
 	KUNIT_CASE(rbh_remove_defers_shrinking),
 	KUNIT_CASE(rbh_merge_from_fuller_buddy),
 	KUNIT_CASE(rbh_merge_after_halving),
+	KUNIT_CASE(rbh_merge_once_oversized),
+	KUNIT_CASE(rbh_merge_held_once_oversized),
+	KUNIT_CASE(rbh_merge_held_in_oversized),
 	KUNIT_CASE(rbh_lock_classes),
 	KUNIT_CASE(rbh_atomic_callers),
 	KUNIT_CASE(rbh_resize_hysteresis),

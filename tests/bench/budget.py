@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """budget.py OPS BINARY DIR SIZE...: where each lookup's instructions go.
+budget.py --fills BINARY DIR SIZE...: where each insertion of a fill goes.
 
 Reads the callgrind dumps that `rosebush-bench misses=SIZE` made with
 --dump-instr=yes (DIR/callgrind.SIZE.N, one per structure and workload,
@@ -40,7 +41,7 @@ MEANINGS = {
     "hit": "rosebush: the matching entry's pointer, and the iterator",
     "filter": "rosebush: the home group's filter, on a miss",
     "chain": "following a list (rhashtable, hlist_bl) to its end",
-    "slow": "out-of-line walks (rbh_first_spilled(), rbh_next()), rhashtable's rehash check",
+    "slow": "out-of-line walks (__rbh_first_spilled(), rbh_next()), rhashtable's rehash check",
     "caller": "comparing the object's key with the one looked up",
     "other": "given no source line by the compiler (or matched by no rule)",
 }
@@ -48,7 +49,7 @@ MEANINGS = {
 # (function regex, category): an instruction inlined anywhere into one of
 # these functions belongs to the category, whatever else it is.
 CHAIN_RULES = [
-    (r"^rbh_next$|^rbh_first_spilled$", "slow"),
+    (r"^rbh_next$|^__rbh_first_spilled$", "slow"),
     (r"^_?urcu_|^rcu_read_(un)?lock", "RCU"),
 ]
 
@@ -69,7 +70,7 @@ RULES = [
     (r"^rbh_first$", r"likely\(match\)|match = ", "compare"),
     (r"^rbh_first$", r"__ffs|smp_rmb|rbh_home_slots|rbhi->|likely\(p\)|return p", "hit"),
     (r"^rbh_first$", r"filter|return NULL", "filter"),
-    (r"^rbh_first$", r"rbh_next|rbh_first_spilled", "slow"),
+    (r"^rbh_first$", r"rbh_next|__rbh_first_spilled", "slow"),
     (r"^rbh_first$", r"^\s*[{}]\s*$|^static", "hit"),
     # rhashtable: <linux/rhashtable.h>
     (r"^rht_key_hashfn$|^rht_key_get_hash$|^rht_bucket_index$", None, "hash"),
@@ -323,8 +324,47 @@ def reachable(root, calls):
     return seen
 
 
+def fills(d, sizes, top=12):
+    """Where a fill's instructions and last-level misses go, per insertion,
+    by the function callgrind saw them in (what the compiler inlined is its
+    caller's), from the dumps named "<structure> insert <count>"."""
+    print("\n# Where a fill's instructions and last-level data misses go, per insertion (callgrind:")
+    print("# every structure filled from empty, its deferred work waited for and counted, by")
+    print("# tests/bench/budget.py): each structure's total, then the functions that cost most,")
+    print("# by their own instructions (Ir) and last-level data misses (LL), inlined code counted")
+    print("# in its caller's; the rest summed")
+    for size in sizes:
+        dumps = {}
+        for path in glob.glob(f"{d}/callgrind.{size}.*"):
+            name, fns, _, _ = read_dump(path)
+            if not name or name.split()[1:2] != ["insert"]:
+                continue
+            dumps[name.split()[0]] = (int(name.split()[2]), fns)
+        if not dumps:
+            sys.exit(f"budget.py: no fill dumps for {size} entries in {d}")
+        for structure in ORDER + sorted(set(dumps) - set(ORDER)):
+            if structure not in dumps:
+                continue
+            n, fns = dumps[structure]
+            cost = {f: (sum(ir for ir, _ in c.values()),
+                        sum(ll for _, ll in c.values())) for f, c in fns.items()}
+            ir_all = sum(ir for ir, _ in cost.values())
+            ll_all = sum(ll for _, ll in cost.values())
+            print(f"{size:>8} {structure:<11} {'total':<34} {ir_all / n:8.1f} {ll_all / n:6.2f}")
+            ranked = sorted(cost.items(), key=lambda kv: -kv[1][0])
+            for f, (ir, ll) in ranked[:top]:
+                print(f"{'':>8} {'':<11} {f[:34]:<34} {ir / n:8.1f} {ll / n:6.2f}")
+            rest = ranked[top:]
+            print(f"{'':>8} {'':<11} {'(the rest)':<34} "
+                  f"{sum(ir for _, (ir, _) in rest) / n:8.1f} "
+                  f"{sum(ll for _, (_, ll) in rest) / n:6.2f}")
+
+
 def main():
     detail = None
+    if sys.argv[1] == "--fills":
+        fills(sys.argv[3], sys.argv[4:])
+        return
     if sys.argv[1] == "--detail":
         detail, sys.argv[1:] = sys.argv[2], sys.argv[3:]
     ops, binary, d, sizes = (int(sys.argv[1]), sys.argv[2], sys.argv[3],

@@ -79,12 +79,14 @@
  *			and malloc(), objects from aligned_alloc()
  *
  * or, under callgrind (scripts/bench.sh misses):
- *	   ./rosebush-bench misses=N [ops=N] [warmup=N] [seed=N]
+ *	   ./rosebush-bench misses=N [ops=N] [warmup=N] [seed=N] [fill=1]
  *	fill every structure with the same N objects, then, for each
  *	structure in turn, look up stored keys uniformly at random, then keys
  *	that are not stored: each time @warmup lookups with the counters off,
  *	then @ops lookups counted, dumped as "<structure> <workload>"; see
- *	bench_cache_misses().
+ *	bench_cache_misses().  With fill=1, count each fill instead (its
+ *	deferred work included), dumped as "<structure> insert <N>"; see
+ *	bench_fills().
  */
 #include "rosebush-harness.h"
 #include "bench-kernel.h"
@@ -134,6 +136,8 @@ static struct {
 	/* Misses mode: this many entries; lookups not counted first */
 	unsigned long misses;
 	unsigned long warmup;
+	/* Misses mode: count the fills instead of lookups and removals */
+	bool fill;
 } opt = {
 	.repeats = 3,
 	.ops = 1UL << 20,
@@ -1566,6 +1570,31 @@ static void bench_removals(const struct bench_table *tbl, unsigned long n)
 }
 
 /*
+ * Fills, under callgrind: each structure filled from empty with the same
+ * @n objects and its deferred work waited for, as make bench times a
+ * fill, dumped as "<structure> insert <n>".  Every thread collects from
+ * the start (scripts/bench.sh), so that the work queue's worker (which
+ * grows rhashtable's table) is counted; the instrumentation is on for
+ * the fills only.
+ */
+static void bench_fills(unsigned long n)
+{
+	char name[64];
+	unsigned int i;
+
+	for (i = 0; i < BENCH_NR_TABLES; i++) {
+		bench_tables[i].create(n);
+		CALLGRIND_START_INSTRUMENTATION;
+		bench_fill_drain(&bench_tables[i], RUN_FILL, n);
+		snprintf(name, sizeof(name), "%s insert %lu", bench_tables[i].name, n);
+		CALLGRIND_DUMP_STATS_AT(name);
+		CALLGRIND_STOP_INSTRUMENTATION;
+		bench_fill_drain(&bench_tables[i], RUN_DRAIN, n);
+		bench_tables[i].destroy();
+	}
+}
+
+/*
  * Every structure holds the same opt.misses objects at once.  For each
  * structure and lookup workload, callgrind simulates the caches through
  * opt.warmup lookups without counting, so that what stays cached between
@@ -1591,6 +1620,10 @@ static void bench_cache_misses(void)
 	opt.ops = total;
 	bench_objs_grow(n);
 	bench_ops_make(n);
+	if (opt.fill) {
+		bench_fills(n);
+		return;
+	}
 	for (i = 0; i < BENCH_NR_TABLES; i++) {
 		bench_tables[i].create(n);
 		bench_fill_drain(&bench_tables[i], RUN_FILL, n);
@@ -1650,7 +1683,7 @@ static void __noreturn bench_usage(const char *prog)
 	fprintf(stderr,
 		"usage: %s [-l] [repeats=R] [ops=N] [max=N] [seed=N] [csv=FILE]\n"
 		"          [alloc=slab|slab-4k|glibc]\n"
-		"       %s misses=N [ops=N] [warmup=N] [seed=N]   (under callgrind)\n",
+		"       %s misses=N [ops=N] [warmup=N] [seed=N] [fill=1]   (under callgrind)\n",
 		prog, prog);
 	exit(2);
 }
@@ -1701,6 +1734,8 @@ static void parse_args(int argc, char **argv)
 			opt.misses = val;
 		else if (!strcmp(argv[i], "warmup"))
 			opt.warmup = val;
+		else if (!strcmp(argv[i], "fill"))
+			opt.fill = val;
 		else
 			bench_usage(argv[0]);
 	}

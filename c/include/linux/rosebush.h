@@ -531,8 +531,8 @@ static __always_inline u32 *rbh_home_filter(struct rbh_bucket *bucket,
 
 void *rbh_next(struct rbh_iter *rbhi);
 /* Private: what rbh_first() does not do inline */
-void *rbh_first_spilled(struct rbh_iter *rbhi, struct rbh_bucket *bucket,
-			u32 key, unsigned int dests);
+void *__rbh_first_spilled(struct rbh_iter *rbhi, struct rbh_bucket *bucket,
+			  u32 key, unsigned int dests);
 
 /* The bucket that @key indexes in the table @tagged. */
 static __always_inline struct rbh_bucket *
@@ -580,7 +580,7 @@ static __always_inline unsigned int rbh_group_match(struct rbh_bucket *bucket,
  * miss.  That part is inline, as rhashtable_lookup() is, and writes the
  * iterator only when it has found an entry or must look further; the
  * rest is out of line.  Only rbh_next() may use the iterator afterwards,
- * and only until one of the two has returned NULL: a miss leaves the
+ * and only until one of the two has returned NULL: a miss may leave the
  * iterator as it found it, unwritten.  rbh_iter_remove() and its kin are
  * for locked walks (rbh_iter_lock()).
  *
@@ -630,7 +630,7 @@ static __always_inline void *rbh_first(struct rbh_iter *rbhi,
 		 rbh_filter_shift(key)) & RBH_FILTER_LOW;
 	if (likely(!dests))
 		return NULL;
-	return rbh_first_spilled(rbhi, bucket, key, dests);
+	return __rbh_first_spilled(rbhi, bucket, key, dests);
 }
 
 /**

@@ -195,7 +195,7 @@ extern rbh_harness_noinline typeof(rbh_reserve) rbh_reserve;
 extern rbh_harness_noinline typeof(rbh_use) rbh_use;
 extern rbh_harness_noinline typeof(rbh_remove) rbh_remove;
 extern rbh_harness_noinline typeof(rbh_next) rbh_next;
-extern rbh_harness_noinline typeof(rbh_first_spilled) rbh_first_spilled;
+extern rbh_harness_noinline typeof(__rbh_first_spilled) __rbh_first_spilled;
 extern rbh_harness_noinline typeof(rbh_iter_lock) rbh_iter_lock;
 extern rbh_harness_noinline typeof(rbh_iter_remove) rbh_iter_remove;
 extern rbh_harness_noinline typeof(rbh_iter_replace) rbh_iter_replace;
