@@ -88,7 +88,8 @@ static_assert(RBH_HEAD_GROUP * RBH_GROUP_SIZE < sizeof(struct rbh_bucket_head) &
  * over, from a bucket whose hold is spent while its buddy's is not,
  * counts both down under the resize lock (see rbh_merge_held()); a walk
  * of the table counts nothing.  Once the table is too large for its
- * buckets (rbh_note_size()), holds count for nothing.  A merge that
+ * buckets, the holds of buckets as deep as it count for nothing (see
+ * rbh_merge_held()).  A merge that
  * brings the contention back costs 16 contended acquisitions and a
  * split, so it should take many more removals than that.
  */
@@ -415,10 +416,34 @@ static void rbh_note_size(struct rbh *rbh)
 				       min(RBH_SLOTS_PER_BUCKET_MAX * 1UL,
 					   RBH_RESIZE_STEP / 2));
 	unsigned int depth;
+	bool oversized;
 
 	rbh_table_locked(rbh, &depth);
-	WRITE_ONCE(rbh->rbh_oversized,
-		   (1UL << depth) > per_bucket * rbh->rbh_nr_buckets);
+	oversized = (1UL << depth) > per_bucket * rbh->rbh_nr_buckets;
+	if (oversized && !rbh->rbh_oversized)
+		WRITE_ONCE(rbh->rbh_walk_due, true);
+	WRITE_ONCE(rbh->rbh_oversized, oversized);
+}
+
+/*
+ * Must the shrink work walk the table, for buddies as deep as it that were
+ * left or held apart before it became too large for its buckets?  Nothing
+ * may be removed from them again.  Every merge is made by the shrink work
+ * (and a doubling, which also makes the table too large, leaves no bucket
+ * as deep as it), so the run whose merges make it so walks.  Resets the
+ * request.  Takes the resize lock.
+ */
+static bool rbh_walk_due(struct rbh *rbh)
+{
+	bool due;
+
+	if (!READ_ONCE(rbh->rbh_walk_due))
+		return false;
+	spin_lock(&rbh->rbh_resize_lock);
+	due = rbh->rbh_oversized && rbh->rbh_nr_deep;
+	WRITE_ONCE(rbh->rbh_walk_due, false);
+	spin_unlock(&rbh->rbh_resize_lock);
+	return due;
 }
 
 static void rbh_publish_table(struct rbh *rbh,
@@ -1948,18 +1973,18 @@ static bool rbh_may_merge(const struct rbh_bucket *bucket)
  * back.  A merge refused after a removal (@cool) counts both holds down,
  * so that a bucket whose removals have spent its own hold does not wait
  * for its buddy's forever; a walk of the table refuses without counting.
- * Once the table is too large for its buckets (rbh_note_size()), holds
- * count for nothing: held halves as deep as the table would keep it from
- * halving, however few entries are left in them.  Both buddies are
- * locked.
+ * Once the table, of depth @depth, is too large for its buckets
+ * (rbh_note_size()), the holds of buddies as deep as it count for
+ * nothing: they would keep it from halving, however few entries are left
+ * in them.  Both buddies are locked, and the resize lock is held.
  * Return: true if the merge must wait.
  */
 static bool rbh_merge_held(const struct rbh *rbh, struct rbh_bucket *lo,
-			   struct rbh_bucket *hi, bool cool)
+			   struct rbh_bucket *hi, unsigned int depth, bool cool)
 {
 	if (!lo->h.hold && !hi->h.hold)
 		return false;
-	if (READ_ONCE(rbh->rbh_oversized))
+	if (rbh->rbh_oversized && lo->h.depth == depth)
 		return false;
 	if (!cool)
 		return true;
@@ -2016,13 +2041,28 @@ static struct rbh_bucket *rbh_buddy(const struct rbh *rbh,
 }
 
 /*
+ * Does the hold of a bucket of depth @d count for nothing, as the table
+ * is too large for its buckets and as deep as the bucket (see
+ * rbh_merge_held())?  The caller holds the RCU read lock.
+ */
+static bool rbh_hold_spent(const struct rbh *rbh, unsigned int d)
+{
+	unsigned int depth;
+
+	if (!READ_ONCE(rbh->rbh_oversized))
+		return false;
+	rbh_untag(rbh_table_word(rbh), &depth);
+	return d == depth;
+}
+
+/*
  * Might the locked @bucket, which holds @key, merge with its buddy, after
  * a removal from it?  A held bucket counts its hold down instead (see
- * RBH_CONTENTION_HOLD), unless the table is too large for its buckets.
- * A lockless look at the buddy saves most removals handing their key to
- * the shrink work.  The caller holds the RCU read lock.  Two removals from buddies at once may each miss the other's, so
- * a merge can wait for the next removal from either: merges are for
- * memory, not correctness.
+ * RBH_CONTENTION_HOLD), unless rbh_hold_spent().  A lockless look at the
+ * buddy saves most removals handing their key to the shrink work.  The
+ * caller holds the RCU read lock.  Two removals from buddies at once may
+ * each miss the other's, so a merge can wait for the next removal from
+ * either: merges are for memory, not correctness.
  */
 static bool rbh_merge_likely(const struct rbh *rbh, struct rbh_bucket *bucket,
 			     u32 key)
@@ -2030,7 +2070,7 @@ static bool rbh_merge_likely(const struct rbh *rbh, struct rbh_bucket *bucket,
 	unsigned int d = bucket->h.depth;
 	struct rbh_bucket *buddy;
 
-	if (bucket->h.hold && !READ_ONCE(rbh->rbh_oversized)) {
+	if (bucket->h.hold && !rbh_hold_spent(rbh, d)) {
 		bucket->h.hold--;
 		return false;
 	}
@@ -2092,7 +2132,7 @@ static void rbh_merge_locked(struct rbh *rbh, u32 key, bool cool)
 		if (lo->h.depth != d || hi->h.depth != d ||
 		    !rbh_may_merge(lo) || !rbh_may_merge(hi) ||
 		    lo->h.count + hi->h.count > RBH_MERGE_MAX ||
-		    rbh_merge_held(rbh, lo, hi, cool)) {
+		    rbh_merge_held(rbh, lo, hi, depth, cool)) {
 			spin_unlock(&hi->h.lock);
 			spin_unlock(&lo->h.lock);
 			break;
@@ -2110,7 +2150,7 @@ static void rbh_merge_locked(struct rbh *rbh, u32 key, bool cool)
 				rbh_place_in_bucket(lo, rbh_keys(hi, g)[i],
 						    rbh_slot(hi, hi, g, i));
 		}
-		/* Held apart only if the table was too large: no longer */
+		/* Merged while held only as the table is too large */
 		lo->h.hold = 0;
 		/* Pairs with smp_load_acquire() in rbh_walk_next() */
 		smp_store_release(&lo->h.depth, d - 1);
@@ -2612,8 +2652,8 @@ static int rbh_split_walk(struct rbh *rbh, bool *grew)
  * halvings, which let merges refused for being too shallow
  * (rbh_merge_floor()) go ahead and make buckets as deep as the table that
  * may merge (rbh_looks_at_buddy()), walk and halve again; walk too once
- * this run's merges have made the table too large for its buckets
- * (rbh_note_size()).  Every merge is made here.  A fold or a
+ * merges have made the table too large for its buckets (rbh_walk_due()).
+ * A fold or a
  * merge holds the resize lock for a bounded time, and a halving for one
  * step at a time (rbh_resize_steps()).
  */
@@ -2623,7 +2663,7 @@ static void rbh_shrink_worker(struct work_struct *work)
 	u32 keys[RBH_SHRINK_KEYS], split_keys[RBH_SHRINK_KEYS];
 	unsigned int i, nr, split_nr;
 	struct rbh_bucket *spare;
-	bool grew = false, again, oversized;
+	bool grew = false, again;
 	int err = 0;
 
 	spin_lock(&rbh->rbh_shrink_lock);
@@ -2648,7 +2688,6 @@ static void rbh_shrink_worker(struct work_struct *work)
 		cond_resched();
 	}
 
-	oversized = READ_ONCE(rbh->rbh_oversized);
 	if (nr > RBH_SHRINK_KEYS) {
 		rbh_shrink_walk(rbh);
 	} else {
@@ -2670,28 +2709,17 @@ static void rbh_shrink_worker(struct work_struct *work)
 			cond_resched();
 		}
 	}
-	/* Not in the run that doubled the table: see rbh_resize_deferred() */
-	if (grew)
-		return;
 	for (;;) {
-		bool halved = false, now;
+		bool halved = false;
 
-		while (rbh_halve_wanted(rbh) &&
+		/* Not in the run that doubled the table: see rbh_resize_deferred() */
+		while (!grew && rbh_halve_wanted(rbh) &&
 		       rbh_halve(rbh) == RBH_HALVED) {
 			halved = true;
 			cond_resched();
 		}
-		/*
-		 * Buddies as deep as the table that were left or held apart
-		 * while it was not too large for its buckets look at each
-		 * other at their next removal, which may never come: walk
-		 * once the merges of this run have made it too large.
-		 */
-		now = READ_ONCE(rbh->rbh_oversized);
-		if (!halved &&
-		    !(now && !oversized && READ_ONCE(rbh->rbh_nr_deep)))
+		if (!halved && !rbh_walk_due(rbh))
 			break;
-		oversized = now;
 		rbh_shrink_walk(rbh);
 	}
 }

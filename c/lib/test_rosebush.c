@@ -3508,6 +3508,9 @@ static void rbh_merge_from_fuller_buddy(struct kunit *test)
 	rbh_test_destroy(test, rbh);
 }
 
+/* RBH_CONTENTION_HOLD, in lib/rosebush.c */
+#define RBH_TEST_PART_HOLD	128
+
 /* Hold part @part's bucket apart, as a contention split leaves its halves */
 static void rbh_test_part_hold(struct rbh *rbh, unsigned int bits,
 			       unsigned int part)
@@ -3518,7 +3521,7 @@ static void rbh_test_part_hold(struct rbh *rbh, unsigned int bits,
 	rcu_read_lock();
 	bucket = rbh_table_bucket(rcu_dereference(rbh->rbh_table), key);
 	spin_lock(&bucket->h.lock);
-	bucket->h.hold = RBH_CONTENTION_HOLD;
+	bucket->h.hold = RBH_TEST_PART_HOLD;
 	spin_unlock(&bucket->h.lock);
 	rcu_read_unlock();
 }
@@ -3605,6 +3608,59 @@ static void rbh_merge_held_in_oversized(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, rbh_test_part_set(test, rbh, 8, 0, &n[0], a) &&
 				rbh_test_part_set(test, rbh, 8, 1, &n[1], b));
 	rbh_test_parts_merged(test, rbh, st, 8, n);
+	rbh_test_destroy(test, rbh);
+}
+
+/*
+ * In a table too large for its buckets, only the holds of buddies as deep
+ * as the table count for nothing: shallower held buddies wait as before.
+ * Parts 254 and 255 stay full, at the table's depth; parts 0 and 1 merge
+ * into a bucket of a entries, parts 2 and 3 into one of b + 1, one entry
+ * too many to merge with it; both are held, and one entry of the second
+ * goes.
+ */
+static void rbh_merge_held_below_depth(struct kunit *test)
+{
+	struct rbh *rbh = rbh_test_new(test);
+	struct rbh_stats *st = rbh_test_stats_alloc(test);
+	unsigned int cap, a, b, p, i, *n;
+	unsigned long merges;
+
+	n = kunit_kcalloc(test, 256, sizeof(*n), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, n);
+	cap = rbh_test_capacity(test, rbh, st);
+	a = 2 * cap / 3 / 2 + 1;
+	b = 2 * cap / 3 - a;
+	for (i = 1; i < cap; i++)
+		for (p = 0; p < 256; p++)
+			KUNIT_ASSERT_TRUE(test, rbh_test_part_set(test, rbh, 8, p,
+								  &n[p], i));
+	for (p = 4; p < 254; p++)
+		KUNIT_ASSERT_TRUE(test, rbh_test_part_set(test, rbh, 8, p, &n[p],
+							  0));
+	KUNIT_ASSERT_TRUE(test, rbh_test_part_set(test, rbh, 8, 1, &n[1], 0) &&
+				rbh_test_part_set(test, rbh, 8, 0, &n[0], a) &&
+				rbh_test_part_set(test, rbh, 8, 3, &n[3], 0) &&
+				rbh_test_part_set(test, rbh, 8, 2, &n[2], b + 1));
+	rbh_test_stats(test, rbh, st);
+	KUNIT_ASSERT_EQ(test, st->table_slots, 256UL);
+	merges = st->merges;
+	rbh_test_part_hold(rbh, 8, 0);
+	rbh_test_part_hold(rbh, 8, 2);
+
+	/* The removal counts the hold down and hands nothing over ... */
+	rbh_test_shrink_off(test, rbh);
+	KUNIT_ASSERT_TRUE(test, rbh_test_part_set(test, rbh, 8, 2, &n[2], b));
+	KUNIT_EXPECT_EQ_MSG(test, READ_ONCE(rbh->rbh_shrink_nr), 0U,
+			    "a removal from a held bucket below the table's depth tried a merge");
+	rbh_test_shrink_here(test, rbh);
+	/* ... and a walk of the table refuses the merge */
+	rbh_test_walk(test, rbh);
+	rbh_test_stats(test, rbh, st);
+	KUNIT_EXPECT_EQ_MSG(test, st->merges, merges,
+			    "held buckets of %u and %u entries below the table's depth merged",
+			    a, b);
+	KUNIT_EXPECT_EQ(test, st->entries, (unsigned long)(a + b + 2 * (cap - 1)));
 	rbh_test_destroy(test, rbh);
 }
 
@@ -5819,6 +5875,7 @@ static struct kunit_case rosebush_cases[] = {
 	KUNIT_CASE(rbh_merge_once_oversized),
 	KUNIT_CASE(rbh_merge_held_once_oversized),
 	KUNIT_CASE(rbh_merge_held_in_oversized),
+	KUNIT_CASE(rbh_merge_held_below_depth),
 	KUNIT_CASE(rbh_lock_classes),
 	KUNIT_CASE(rbh_atomic_callers),
 	KUNIT_CASE(rbh_resize_hysteresis),

@@ -71,8 +71,13 @@ struct rbh {
 	/* Under rbh_resize_lock: primary buckets, and those at full depth */
 	unsigned int rbh_nr_buckets;
 	unsigned int rbh_nr_deep;
-	/* Under rbh_resize_lock: the table is too large for its buckets */
+	/*
+	 * Written under rbh_resize_lock, read without it: the table is too
+	 * large for its buckets, and it has become so since the shrink work
+	 * last walked it
+	 */
 	bool rbh_oversized;
+	bool rbh_walk_due;
 	/*
 	 * Under rbh_resize_lock, while a resize fills the next table in
 	 * steps: the table, the slots of the current table it has copied,
