@@ -3553,8 +3553,10 @@ static void rbh_test_merge_once_oversized(struct kunit *test, bool held)
 								  &n[p], i));
 	rbh_test_stats(test, rbh, st);
 	KUNIT_ASSERT_EQ(test, st->table_slots, 256UL);
-	/* The last removal from the two is from the fuller, which looks at
-	 * nothing: the table is not too large yet */
+	/*
+	 * The last removal from the two is from the fuller, which looks at
+	 * nothing: the table is not too large yet.
+	 */
 	KUNIT_ASSERT_TRUE(test, rbh_test_part_set(test, rbh, 8, 1, &n[1], b) &&
 				rbh_test_part_set(test, rbh, 8, 0, &n[0], a));
 	rbh_test_stats(test, rbh, st);

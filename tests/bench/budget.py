@@ -324,6 +324,24 @@ def reachable(root, calls):
     return seen
 
 
+def call_counts(path):
+    """Return {fn: calls} of one callgrind dump: how often each function
+    was called, from any caller."""
+    names, cfn, counts = {}, None, {}
+    with open(path) as f:
+        for line in f:
+            m = re.match(r"^c?fn=\((\d+)\)(?: (.*))?$", line.rstrip("\n"))
+            if m:
+                if m.group(2):
+                    names[m.group(1)] = m.group(2)
+                if line.startswith("cfn"):
+                    cfn = names[m.group(1)]
+                continue
+            if line.startswith("calls=") and cfn is not None:
+                counts[cfn] = counts.get(cfn, 0) + int(line.split()[0][6:])
+    return counts
+
+
 def fills(d, sizes, top=12):
     """Where a fill's instructions and last-level misses go, per insertion,
     by the function callgrind saw them in (what the compiler inlined is its
@@ -332,28 +350,31 @@ def fills(d, sizes, top=12):
     print("# every structure filled from empty, its deferred work waited for and counted, by")
     print("# tests/bench/budget.py): each structure's total, then the functions that cost most,")
     print("# by their own instructions (Ir) and last-level data misses (LL), inlined code counted")
-    print("# in its caller's; the rest summed")
+    print("# in its caller's, and how often each was called per insertion; the rest summed")
     for size in sizes:
         dumps = {}
         for path in glob.glob(f"{d}/callgrind.{size}.*"):
             name, fns, _, _ = read_dump(path)
             if not name or name.split()[1:2] != ["insert"]:
                 continue
-            dumps[name.split()[0]] = (int(name.split()[2]), fns)
+            dumps[name.split()[0]] = (int(name.split()[2]), fns,
+                                      call_counts(path))
         if not dumps:
             sys.exit(f"budget.py: no fill dumps for {size} entries in {d}")
         for structure in ORDER + sorted(set(dumps) - set(ORDER)):
             if structure not in dumps:
                 continue
-            n, fns = dumps[structure]
+            n, fns, counts = dumps[structure]
             cost = {f: (sum(ir for ir, _ in c.values()),
                         sum(ll for _, ll in c.values())) for f, c in fns.items()}
             ir_all = sum(ir for ir, _ in cost.values())
             ll_all = sum(ll for _, ll in cost.values())
-            print(f"{size:>8} {structure:<11} {'total':<34} {ir_all / n:8.1f} {ll_all / n:6.2f}")
+            print(f"{size:>8} {structure:<11} {'total':<34} {ir_all / n:8.1f} {ll_all / n:6.2f}"
+                  f" {'calls':>7}")
             ranked = sorted(cost.items(), key=lambda kv: -kv[1][0])
             for f, (ir, ll) in ranked[:top]:
-                print(f"{'':>8} {'':<11} {f[:34]:<34} {ir / n:8.1f} {ll / n:6.2f}")
+                calls = f"{counts[f] / n:7.3f}" if f in counts else f"{'-':>7}"
+                print(f"{'':>8} {'':<11} {f[:34]:<34} {ir / n:8.1f} {ll / n:6.2f} {calls}")
             rest = ranked[top:]
             print(f"{'':>8} {'':<11} {'(the rest)':<34} "
                   f"{sum(ir for _, (ir, _) in rest) / n:8.1f} "
