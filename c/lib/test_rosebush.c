@@ -3463,6 +3463,33 @@ static void rbh_test_parts_merged(struct kunit *test, struct rbh *rbh,
 }
 
 /*
+ * Give each of 256 parts of the key space a full bucket of its own, of
+ * depth 8 (two parts overflow a bucket), in turns, so that the table
+ * grows with the buckets.  *@cap is a bucket's capacity; *@a and *@b
+ * fill RBH_MERGE_MAX together, *@a the larger.
+ * Return: the parts' counts of entries, for rbh_test_part_set().
+ */
+static unsigned int *rbh_test_parts_fill(struct kunit *test, struct rbh *rbh,
+					 struct rbh_stats *st, unsigned int *cap,
+					 unsigned int *a, unsigned int *b)
+{
+	unsigned int p, i, *n;
+
+	n = kunit_kcalloc(test, 256, sizeof(*n), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, n);
+	*cap = rbh_test_capacity(test, rbh, st);
+	*a = 2 * *cap / 3 / 2 + 1;
+	*b = 2 * *cap / 3 - *a;
+	for (i = 1; i < *cap; i++)
+		for (p = 0; p < 256; p++)
+			KUNIT_ASSERT_TRUE(test, rbh_test_part_set(test, rbh, 8, p,
+								  &n[p], i));
+	rbh_test_stats(test, rbh, st);
+	KUNIT_ASSERT_EQ(test, st->table_slots, 256UL);
+	return n;
+}
+
+/*
  * Two buddies as deep as the table merge once they fit in one bucket,
  * even when the removal that makes them fit is from the fuller of the
  * two, which does not look at its buddy: otherwise, if nothing more is
@@ -3476,23 +3503,9 @@ static void rbh_merge_from_fuller_buddy(struct kunit *test)
 {
 	struct rbh *rbh = rbh_test_new(test);
 	struct rbh_stats *st = rbh_test_stats_alloc(test);
-	unsigned int cap, a, b, p, i, *n;
+	unsigned int cap, a, b, p, *n;
 
-	n = kunit_kcalloc(test, 256, sizeof(*n), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, n);
-	cap = rbh_test_capacity(test, rbh, st);
-	a = 2 * cap / 3 / 2 + 1;
-	b = 2 * cap / 3 - a;
-	/*
-	 * Two parts overflow a bucket: each gets its own, of depth 8.  In
-	 * turns, so that the table grows with the buckets.
-	 */
-	for (i = 1; i < cap; i++)
-		for (p = 0; p < 256; p++)
-			KUNIT_ASSERT_TRUE(test, rbh_test_part_set(test, rbh, 8, p,
-								  &n[p], i));
-	rbh_test_stats(test, rbh, st);
-	KUNIT_ASSERT_EQ(test, st->table_slots, 256UL);
+	n = rbh_test_parts_fill(test, rbh, st, &cap, &a, &b);
 
 	for (p = 2; p < 256; p++)
 		KUNIT_ASSERT_TRUE(test, rbh_test_part_set(test, rbh, 8, p, &n[p],
@@ -3540,19 +3553,9 @@ static void rbh_test_merge_once_oversized(struct kunit *test, bool held)
 {
 	struct rbh *rbh = rbh_test_new(test);
 	struct rbh_stats *st = rbh_test_stats_alloc(test);
-	unsigned int cap, a, b, p, i, *n;
+	unsigned int cap, a, b, p, *n;
 
-	n = kunit_kcalloc(test, 256, sizeof(*n), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, n);
-	cap = rbh_test_capacity(test, rbh, st);
-	a = 2 * cap / 3 / 2 + 1;
-	b = 2 * cap / 3 - a;
-	for (i = 1; i < cap; i++)
-		for (p = 0; p < 256; p++)
-			KUNIT_ASSERT_TRUE(test, rbh_test_part_set(test, rbh, 8, p,
-								  &n[p], i));
-	rbh_test_stats(test, rbh, st);
-	KUNIT_ASSERT_EQ(test, st->table_slots, 256UL);
+	n = rbh_test_parts_fill(test, rbh, st, &cap, &a, &b);
 	/*
 	 * The last removal from the two is from the fuller, which looks at
 	 * nothing: the table is not too large yet.
@@ -3589,17 +3592,9 @@ static void rbh_merge_held_in_oversized(struct kunit *test)
 {
 	struct rbh *rbh = rbh_test_new(test);
 	struct rbh_stats *st = rbh_test_stats_alloc(test);
-	unsigned int cap, a, b, p, i, *n;
+	unsigned int cap, a, b, p, *n;
 
-	n = kunit_kcalloc(test, 256, sizeof(*n), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, n);
-	cap = rbh_test_capacity(test, rbh, st);
-	a = 2 * cap / 3 / 2 + 1;
-	b = 2 * cap / 3 - a;
-	for (i = 1; i < cap; i++)
-		for (p = 0; p < 256; p++)
-			KUNIT_ASSERT_TRUE(test, rbh_test_part_set(test, rbh, 8, p,
-								  &n[p], i));
+	n = rbh_test_parts_fill(test, rbh, st, &cap, &a, &b);
 	for (p = 2; p < 256; p++)
 		KUNIT_ASSERT_TRUE(test, rbh_test_part_set(test, rbh, 8, p, &n[p],
 							  0));
@@ -3625,18 +3620,10 @@ static void rbh_merge_held_below_depth(struct kunit *test)
 {
 	struct rbh *rbh = rbh_test_new(test);
 	struct rbh_stats *st = rbh_test_stats_alloc(test);
-	unsigned int cap, a, b, p, i, *n;
+	unsigned int cap, a, b, p, *n;
 	unsigned long merges;
 
-	n = kunit_kcalloc(test, 256, sizeof(*n), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, n);
-	cap = rbh_test_capacity(test, rbh, st);
-	a = 2 * cap / 3 / 2 + 1;
-	b = 2 * cap / 3 - a;
-	for (i = 1; i < cap; i++)
-		for (p = 0; p < 256; p++)
-			KUNIT_ASSERT_TRUE(test, rbh_test_part_set(test, rbh, 8, p,
-								  &n[p], i));
+	n = rbh_test_parts_fill(test, rbh, st, &cap, &a, &b);
 	for (p = 4; p < 254; p++)
 		KUNIT_ASSERT_TRUE(test, rbh_test_part_set(test, rbh, 8, p, &n[p],
 							  0));

@@ -324,6 +324,16 @@ def reachable(root, calls):
     return seen
 
 
+def named_dumps(d, size, kind):
+    """Yield (structure, count, path, read_dump()) for each dump at @size
+    entries named "<structure> <kind> <count>"."""
+    for path in glob.glob(f"{d}/callgrind.{size}.*"):
+        dump = read_dump(path)
+        name = dump[0]
+        if name and name.split()[1:2] == [kind]:
+            yield name.split()[0], int(name.split()[2]), path, dump
+
+
 def call_counts(path):
     """Return {fn: calls} of one callgrind dump: how often each function
     was called, from any caller."""
@@ -352,13 +362,9 @@ def fills(d, sizes, top=12):
     print("# by their own instructions (Ir) and last-level data misses (LL), inlined code counted")
     print("# in its caller's, and how often each was called per insertion; the rest summed")
     for size in sizes:
-        dumps = {}
-        for path in glob.glob(f"{d}/callgrind.{size}.*"):
-            name, fns, _, _ = read_dump(path)
-            if not name or name.split()[1:2] != ["insert"]:
-                continue
-            dumps[name.split()[0]] = (int(name.split()[2]), fns,
-                                      call_counts(path))
+        dumps = {structure: (n, fns, call_counts(path))
+                 for structure, n, path, (_, fns, _, _)
+                 in named_dumps(d, size, "insert")}
         if not dumps:
             sys.exit(f"budget.py: no fill dumps for {size} entries in {d}")
         for structure in ORDER + sorted(set(dumps) - set(ORDER)):
@@ -466,14 +472,9 @@ def removals(binary, d, sizes, detail):
     by category, from the dumps named "<structure> remove <count>"."""
     rows = []
     for size in sizes:
-        dumps = {}
-        for path in glob.glob(f"{d}/callgrind.{size}.*"):
-            name, fns, calls, where = read_dump(path)
-            if not name or name.split()[1:2] != ["remove"]:
-                continue
-            structure = name.split()[0]
-            if structure in REMOVALS:
-                dumps[structure] = (int(name.split()[2]), fns, calls, where)
+        dumps = {structure: (n, fns, calls, where)
+                 for structure, n, _, (_, fns, calls, where)
+                 in named_dumps(d, size, "remove") if structure in REMOVALS}
         addrs = set()
         for _, fns, _, where in dumps.values():
             for f, costs in fns.items():
