@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """budget.py OPS BINARY DIR SIZE...: where each lookup's instructions go.
-budget.py --fills BINARY DIR SIZE...: where each insertion of a fill goes.
+budget.py --fills BINARY DIR SIZE...: where each insertion of a fill, and
+each removal of a drain, goes.
 
 Reads the callgrind dumps that `rosebush-bench misses=SIZE` made with
 --dump-instr=yes (DIR/callgrind.SIZE.N, one per structure and workload,
@@ -13,6 +14,10 @@ that the chain matches, innermost function first.  It prints, per lookup
 and category, the instructions of each structure, and the lookup proper:
 everything but the frame and RCU (the benchmark's loop is outside the
 lookup function, and counted by none).
+
+The 90/10 mix (dumps "<structure> mix-90/10 <ops>") and, with --fills,
+the fills and drains get no categories: a table per structure of the
+functions that cost most, by what callgrind saw in each.
 
 A rule matches a frame of the chain by its function's name and, if it
 gives one, by the text of the frame's source line; what no rule matches
@@ -312,13 +317,14 @@ def is_program(obj, binary):
     return os.path.realpath(obj) == os.path.realpath(binary)
 
 
-def reachable(root, calls):
+def reachable(root, calls, stop=()):
     """The functions whose costs count for a lookup function: itself and
-    every function it calls, directly or not."""
+    every function it calls, directly or not (not through those in
+    @stop)."""
     seen, todo = {root}, [root]
     while todo:
         for callee in calls.get(todo.pop(), ()):
-            if callee not in seen:
+            if callee not in seen and callee not in stop:
                 seen.add(callee)
                 todo.append(callee)
     return seen
@@ -352,45 +358,97 @@ def call_counts(path):
     return counts
 
 
-def fills(d, sizes, top=12):
-    """Where a fill's instructions and last-level misses go, per insertion,
-    by the function callgrind saw them in (what the compiler inlined is its
-    caller's), from the dumps named "<structure> insert <count>"."""
-    print("\n# Where a fill's instructions and last-level data misses go, per insertion (callgrind:")
-    print("# every structure filled from empty, its deferred work waited for and counted, by")
+# The per-function tables: dump kind, what one unit is, the heading.
+BY_FUNCTION = {
+    "insert": ("insertion", [
+        "Where a fill's instructions and last-level data misses go, per insertion (callgrind:",
+        "every structure filled from empty, its deferred work waited for and counted, by",
+    ]),
+    "drain": ("removal", [
+        "Where a drain's instructions and last-level data misses go, per removal (callgrind: every",
+        "structure emptied after the fill, its deferred work waited for and counted, by",
+    ]),
+    # The call counts of these dumps include the warm-up's: none printed
+    "mix-90/10": ("operation", [
+        "Where the 90/10 mix's instructions and last-level data misses go, per operation (callgrind:",
+        "the counted operations of the mix above, this thread only, gross of the op stream, by",
+    ]),
+}
+
+
+# The work items' functions (the deferred work of a fill or a drain), and
+# the functions that run the operations, on the benchmark's thread.
+WORKERS = {
+    "rosebush": "rbh_shrink_worker",
+    "rhashtable": "rht_deferred_worker",
+}
+RUNNERS = {
+    "rosebush": "bench_rbh_run",
+    "rhashtable": "bench_rht_run",
+}
+
+
+def by_function(d, sizes, kind, top=12, required=True):
+    """Where the instructions and last-level misses of the dumps named
+    "<structure> <kind> <count>" go, per unit of @kind, by the function
+    callgrind saw them in (what the compiler inlined is its caller's)."""
+    unit, heading = BY_FUNCTION[kind]
+    print()
+    for line in heading:
+        print(f"# {line}")
     print("# tests/bench/budget.py): each structure's total, then the functions that cost most,")
     print("# by their own instructions (Ir) and last-level data misses (LL), inlined code counted")
-    print("# in its caller's, and how often each was called per insertion; the rest summed")
+    calls_counted = kind != "mix-90/10"
+    print("# in its caller's" + (f", and how often each was called per {unit}"
+                                  if calls_counted else "")
+          + "; the rest summed; functions that cost nothing left out")
     for size in sizes:
-        dumps = {structure: (n, fns, call_counts(path))
-                 for structure, n, path, (_, fns, _, _)
-                 in named_dumps(d, size, "insert")}
+        dumps = {structure: (n, fns, call_counts(path), calls)
+                 for structure, n, path, (_, fns, calls, _)
+                 in named_dumps(d, size, kind)}
         if not dumps:
-            sys.exit(f"budget.py: no fill dumps for {size} entries in {d}")
+            if not required:
+                continue
+            sys.exit(f"budget.py: no {kind} dumps for {size} entries in {d}")
         for structure in ORDER + sorted(set(dumps) - set(ORDER)):
             if structure not in dumps:
                 continue
-            n, fns, counts = dumps[structure]
+            n, fns, counts, calls = dumps[structure]
             cost = {f: (sum(ir for ir, _ in c.values()),
                         sum(ll for _, ll in c.values())) for f, c in fns.items()}
             ir_all = sum(ir for ir, _ in cost.values())
             ll_all = sum(ll for _, ll in cost.values())
             print(f"{size:>8} {structure:<11} {'total':<34} {ir_all / n:8.1f} {ll_all / n:6.2f}"
-                  f" {'calls':>7}")
-            ranked = sorted(cost.items(), key=lambda kv: -kv[1][0])
+                  f" {'calls' if calls_counted else '':>7}")
+            if kind != "mix-90/10" and WORKERS.get(structure) in fns:
+                # What only the work item reaches (a function that the
+                # benchmark's thread reaches too, a lock's, counts there;
+                # callgrind files the worker's thread under its creator)
+                work = (reachable(WORKERS[structure], calls)
+                        - reachable(RUNNERS[structure], calls,
+                                    stop={"start_thread", WORKERS[structure]}))
+                print(f"{'':>8} {'':<11} {'(of which the deferred work)':<34} "
+                      f"{sum(cost[f][0] for f in work if f in cost) / n:8.1f} "
+                      f"{sum(cost[f][1] for f in work if f in cost) / n:6.2f}")
+            ranked = sorted(((f, c) for f, c in cost.items()
+                             if c[0] / n >= 0.05 or c[1] / n >= 0.005),
+                            key=lambda kv: -kv[1][0])
             for f, (ir, ll) in ranked[:top]:
-                calls = f"{counts[f] / n:7.3f}" if f in counts else f"{'-':>7}"
+                calls = (f"{counts[f] / n:7.3f}" if f in counts and calls_counted
+                         else f"{'-':>7}")
                 print(f"{'':>8} {'':<11} {f[:34]:<34} {ir / n:8.1f} {ll / n:6.2f} {calls}")
-            rest = ranked[top:]
+            shown = ranked[:top]
+            rest_ir = ir_all - sum(ir for _, (ir, _) in shown)
+            rest_ll = ll_all - sum(ll for _, (_, ll) in shown)
             print(f"{'':>8} {'':<11} {'(the rest)':<34} "
-                  f"{sum(ir for _, (ir, _) in rest) / n:8.1f} "
-                  f"{sum(ll for _, (_, ll) in rest) / n:6.2f}")
+                  f"{rest_ir / n:8.1f} {rest_ll / n:6.2f}")
 
 
 def main():
     detail = None
     if sys.argv[1] == "--fills":
-        fills(sys.argv[3], sys.argv[4:])
+        by_function(sys.argv[3], sys.argv[4:], "insert")
+        by_function(sys.argv[3], sys.argv[4:], "drain")
         return
     if sys.argv[1] == "--detail":
         detail, sys.argv[1:] = sys.argv[2], sys.argv[3:]
@@ -465,6 +523,7 @@ def main():
               + "".join(f" {lls[c] / ops:7.2f}" for c in cols)
               + f" {sum(lls.values()) / ops:7.2f}")
     removals(binary, d, sizes, detail)
+    by_function(d, sizes, "mix-90/10")
 
 
 def removals(binary, d, sizes, detail):

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""misses.py OPS DIR SIZE...: the cache misses per lookup of each structure.
+"""misses.py OPS DIR SIZE...: the cache misses per operation of each structure.
 
 Reads the dumps that `rosebush-bench misses=SIZE` made under callgrind
 (DIR/callgrind.SIZE.N, one per structure and workload, each counting OPS
-lookups, or the operations its name gives), and prints, per operation: instructions, L1 data misses, and
+operations, or as many as its name gives), and prints, per operation
+(a lookup, an update of the mix, a removal): instructions, L1 data misses, and
 last-level data misses (reads and writes), each net of what the
 benchmark's own loop over its operations costs (the "op-stream" dumps: the
 same loop with a lookup that reads nothing), then the op stream's own
@@ -39,8 +40,8 @@ def read_dump(path):
 
 def main():
     ops, d, sizes = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
-    print("\n# Per lookup, counted by callgrind's cache simulation over "
-          f"{ops} lookups after a warm-up,")
+    print("\n# Per operation, counted by callgrind's cache simulation over "
+          f"{ops} operations after a warm-up,")
     print(f"# net of the benchmark's loop over its operations ({BASELINE}, "
           "given last, gross):")
     print("# Ir instructions, D1 L1 data misses, LL last-level data misses "

@@ -82,11 +82,13 @@
  *	   ./rosebush-bench misses=N [ops=N] [warmup=N] [seed=N] [fill=1]
  *	fill every structure with the same N objects, then, for each
  *	structure in turn, look up stored keys uniformly at random, then keys
- *	that are not stored: each time @warmup lookups with the counters off,
- *	then @ops lookups counted, dumped as "<structure> <workload>"; see
- *	bench_cache_misses().  With fill=1, count each fill instead (its
- *	deferred work included), dumped as "<structure> insert <N>"; see
- *	bench_fills().
+ *	that are not stored, then run the 90/10 mix: each time @warmup
+ *	operations with the counters off, then @ops counted, dumped as
+ *	"<structure> <workload> <ops>"; then remove a quarter of the objects,
+ *	dumped as "<structure> remove <count>"; see bench_cache_misses().
+ *	With fill=1, count each fill and each drain instead (deferred work
+ *	included), dumped as "<structure> insert <N>" and "<structure> drain
+ *	<N>"; see bench_fills().
  */
 #include "rosebush-harness.h"
 #include "bench-kernel.h"
@@ -1512,13 +1514,16 @@ static const struct bench_table bench_op_stream = {
 	.settle = bench_no_settle,
 };
 
-/* Look up @nr operations from @ops on this thread; die on a wrong result. */
+/*
+ * Run @nr operations from @ops of workload @w (lookups or the mix) on this
+ * thread; die on a wrong result.
+ */
 static void bench_lookups(const struct bench_table *tbl,
 			  const struct bench_op *ops, unsigned long nr,
 			  enum bench_workload w)
 {
 	struct bench_thread t = {
-		.kind = RUN_LOOKUP,
+		.kind = bench_kind_of(w),
 		.ops = ops,
 		.nr_ops = nr,
 	};
@@ -1570,44 +1575,51 @@ static void bench_removals(const struct bench_table *tbl, unsigned long n)
 }
 
 /*
- * Fills, under callgrind: each structure filled from empty with the same
- * @n objects and its deferred work waited for, as make bench times a
- * fill, dumped as "<structure> insert <n>".  Every thread collects from
- * the start (scripts/bench.sh), so that the work queue's worker (which
- * grows rhashtable's table) is counted; the instrumentation is on for
- * the fills only.
+ * Fills and drains, under callgrind: each structure filled from empty with
+ * the same @n objects, then emptied again, each time with its deferred work
+ * waited for, as make bench times them, dumped as "<structure> insert <n>"
+ * and "<structure> drain <n>".  Every thread collects from the start
+ * (scripts/bench.sh), so that the work queue's worker (which grows
+ * rhashtable's table, and merges and halves rosebush's) is counted; the
+ * instrumentation is on for the fills and drains only.
  */
 static void bench_fills(unsigned long n)
 {
+	static const enum bench_kind kinds[] = { RUN_FILL, RUN_DRAIN };
 	char name[64];
-	unsigned int i;
+	unsigned int i, k;
 
 	for (i = 0; i < BENCH_NR_TABLES; i++) {
 		bench_tables[i].create(n);
-		CALLGRIND_START_INSTRUMENTATION;
-		bench_fill_drain(&bench_tables[i], RUN_FILL, n);
-		snprintf(name, sizeof(name), "%s insert %lu", bench_tables[i].name, n);
-		CALLGRIND_DUMP_STATS_AT(name);
-		CALLGRIND_STOP_INSTRUMENTATION;
-		bench_fill_drain(&bench_tables[i], RUN_DRAIN, n);
+		for (k = 0; k < ARRAY_SIZE(kinds); k++) {
+			CALLGRIND_START_INSTRUMENTATION;
+			bench_fill_drain(&bench_tables[i], kinds[k], n);
+			snprintf(name, sizeof(name), "%s %s %lu",
+				 bench_tables[i].name,
+				 kinds[k] == RUN_FILL ? "insert" : "drain", n);
+			CALLGRIND_DUMP_STATS_AT(name);
+			CALLGRIND_STOP_INSTRUMENTATION;
+		}
 		bench_tables[i].destroy();
 	}
 }
 
 /*
  * Every structure holds the same opt.misses objects at once.  For each
- * structure and lookup workload, callgrind simulates the caches through
- * opt.warmup lookups without counting, so that what stays cached between
- * lookups (a table's top levels, popular buckets) is cached, then counts
- * the next opt.ops lookups and dumps the counts, under the name
- * "<structure> <workload>", for scripts/bench.sh to divide by opt.ops.
- * The simulation runs from the first warm-up on, and never during the
- * fills, which it would slow down a hundredfold.
+ * structure and workload (two of lookups, and the 90/10 mix), callgrind
+ * simulates the caches through opt.warmup operations without counting, so
+ * that what stays cached between them (a table's top levels, popular
+ * buckets) is cached, then counts the next opt.ops on this thread (the
+ * work queue's worker is not counted) and dumps the counts, under the name
+ * "<structure> <workload> <ops>", for scripts/bench.sh to divide by
+ * opt.ops; the mix's updates are undone after it.  The simulation runs
+ * from the first warm-up on, and never during the fills, which it would
+ * slow down a hundredfold.
  */
 static void bench_cache_misses(void)
 {
 	static const enum bench_workload workloads[] = {
-		BENCH_UNIFORM, BENCH_NEGATIVE,
+		BENCH_UNIFORM, BENCH_NEGATIVE, BENCH_MIX,
 	};
 	unsigned long n = opt.misses, total = opt.warmup + opt.ops;
 	unsigned int i, k;
@@ -1635,16 +1647,21 @@ static void bench_cache_misses(void)
 						&bench_tables[i] : &bench_op_stream;
 
 		for (k = 0; k < ARRAY_SIZE(workloads); k++) {
-			const struct bench_op *ops = bench_ops[workloads[k]];
+			enum bench_workload w = workloads[k];
+			const struct bench_op *ops = bench_ops[w];
 
-			bench_lookups(tbl, ops, opt.warmup, workloads[k]);
+			if (w == BENCH_MIX)
+				memcpy(bench_live, bench_objs,
+				       n * sizeof(*bench_live));
+			bench_lookups(tbl, ops, opt.warmup, w);
 			CALLGRIND_TOGGLE_COLLECT;
-			bench_lookups(tbl, ops + opt.warmup,
-				      total - opt.warmup, workloads[k]);
+			bench_lookups(tbl, ops + opt.warmup, total - opt.warmup, w);
 			CALLGRIND_TOGGLE_COLLECT;
-			snprintf(name, sizeof(name), "%s %s", tbl->name,
-				 bench_workload_names[workloads[k]]);
+			snprintf(name, sizeof(name), "%s %s %lu", tbl->name,
+				 bench_workload_names[w], total - opt.warmup);
 			CALLGRIND_DUMP_STATS_AT(name);
+			if (w == BENCH_MIX && tbl != &bench_op_stream)
+				bench_mix_restore(tbl, n);
 		}
 		bench_removals(tbl, n);
 	}
