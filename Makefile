@@ -153,6 +153,7 @@ check-patches: toolchain-quiet
 # `make test` tests the series in kernel-patches/, not unexported edits.
 check-tree: tree
 	@$(RB) scripts/tree.sh status
+	@$(RB) sh -c 'python3 tests/mutants/anchors.py "$$ROSEBUSH_WORK/linux"'
 
 qemu-kunit: tree
 	@KUNIT_SUITES="$(KUNIT_SUITES)" KUNIT_MAKE_OPTIONS="$(KUNIT_GCOV)" \
