@@ -54,7 +54,7 @@ KUNIT_BENCH_CONFIGS := tests/kunit/base.config tests/kunit/rosebush.config \
 
 .PHONY: help toolchain toolchain-quiet tree export check-patches check-tree check-c check-wmm qemu-kunit-i386 qemu-kunit-arm64 qemu-kunit \
 	qemu-kcsan qemu-sample qemu-dcache qemu-dcache-kcsan qemu-mutants qemu-bench-smoke test-userspace check-bench fuzz coverage bench bench-misses bench-dentry bench-holds \
-	qemu-bench qemu-bench-latency qemu-dcache-ab mutants mutants-rust test \
+	qemu-bench qemu-bench-latency qemu-dcache-ab qemu-dcache-ab-profile mutants mutants-rust test \
 	test-tools clean distclean
 
 help:
@@ -96,6 +96,9 @@ help:
 	@echo '                 patches) and B (all of it), non-debug, booted in turn AB_RUNS (3)'
 	@echo '                 times each: stat/open/negative/rename storms over trees of 10^3'
 	@echo '                 to 3x10^5 files at depths 1, 8, 32 (AB_ARGS); B/A table'
+	@echo '  qemu-dcache-ab-profile the same kernels booted once each with nokaslr,'
+	@echo '                 the workloads sampled (perf cpu-clock, every CPU) at 10^5 files,'
+	@echo '                 depth 8 (AB_ARGS): ns per operation per function, A against B'
 	@echo '  qemu-bench-smoke the same module, small and short, in the qemu-kunit kernel'
 	@echo '                 (KASAN, lockdep): its checks, not its numbers'
 	@echo '  mutants        delete, one at a time, lines of the fixes of the v2 defects'
@@ -234,6 +237,11 @@ KUNIT_AB_CONFIGS := $(KUNIT_BENCH_CONFIGS) tests/kunit/dcache-ab.config
 qemu-dcache-ab: tree
 	@AB_CONFIGS="$(KUNIT_AB_CONFIGS)" $(RB) scripts/qemu-dcache-ab.sh run
 
+# Where the guest's time goes in the A/B's workloads, per kernel function
+# (scripts/qemu-dcache-ab.sh profile; AB_RUNS, AB_ARGS).
+qemu-dcache-ab-profile: tree
+	@AB_CONFIGS="$(KUNIT_AB_CONFIGS)" $(RB) scripts/qemu-dcache-ab.sh profile
+
 # The longest section with preemption off while a rosebush of 10^6, then
 # 10^7, entries grows and halves: the benchmark kernel with the
 # preemptoff tracer (latency.config), in its own build directory.
@@ -265,6 +273,7 @@ test-tools: tree
 	@python3 tests/sample_check_test.py
 	@python3 tests/dcache_check_test.py
 	@python3 tests/dcache/ab_test.py
+	@python3 tests/dcache/ab_profile_test.py
 	@python3 tests/dcache/coverage_test.py
 	@$(RB) tests/series_test.sh
 

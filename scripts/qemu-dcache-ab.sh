@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# qemu-dcache-ab.sh [build|run|report]: the dcache A/B (`make qemu-dcache-ab`).
+# qemu-dcache-ab.sh [build|run|report|profile|profile-report]: the dcache
+# A/B (`make qemu-dcache-ab`, `make qemu-dcache-ab-profile`).
 #
 # Kernel A is the series without its dcache patches (the commits before
 # the first kernel-patches/*-dcache-* patch, a worktree of the tree in
@@ -18,10 +19,19 @@
 #   build	the worktree and the two kernels only
 #   run		build, then boot (the default)
 #   report	ab.py on the consoles of the last run
+#   profile	build, then boot A and B once each (AB_RUNS) with nokaslr,
+#		dcache-bench sampling where each CPU is while a workload
+#		runs (profile=1); tests/dcache/ab_profile.py maps the
+#		addresses to functions with each kernel's System.map and
+#		prints ns per operation per function, A against B, to
+#		ab-profile.txt.  The consoles are profile-K-I.log, apart
+#		from the run's.
+#   profile-report	ab_profile.py on the consoles of the last profile
 #
 # Environment: AB_RUNS (boots of each kernel), AB_ARGS (arguments of
 # dcache-bench, e.g. "sizes=1000,10000 depths=1 ops=4096" for a quick
-# look), AB_TIMEOUT (seconds one boot may take, default 1800).
+# look; for profile, "sizes=100000 depths=8 rounds=128" by default, and
+# profile=1 always), AB_TIMEOUT (seconds one boot may take, default 1800).
 # QEMU's TCG models no cache: what this measures is the instructions and
 # locks of each path, not its cache misses (make bench-dentry does).
 set -euo pipefail
@@ -32,8 +42,16 @@ linux=$ROSEBUSH_WORK/linux
 linux_a=$ROSEBUSH_WORK/linux-a
 out=$ROSEBUSH_WORK/build/dcache-ab
 what=${1:-run}
-runs=${AB_RUNS:-3}
-ab_args=${AB_ARGS:-}
+case $what in
+profile*)
+	runs=${AB_RUNS:-1}
+	# One cell, each workload a minute or so: the A/B's kernels have
+	# no high-resolution timers, so a CPU gives a sample a tick (4 ms)
+	ab_args="${AB_ARGS:-sizes=100000 depths=8 rounds=128} profile=1" ;;
+*)
+	runs=${AB_RUNS:-3}
+	ab_args=${AB_ARGS:-} ;;
+esac
 # On the kernel command line, where the words are joined by ':'
 case $ab_args in
 *[!A-Za-z0-9=,\ ]*)
@@ -75,9 +93,11 @@ build() {
 	KUNIT_BUILD_ONLY=1 "$top/scripts/qemu-kunit.sh" ab-b $AB_CONFIGS
 }
 
+# boot K I [LOG-NAME [KERNEL-ARGUMENTS]]: boot I of kernel K, its console
+# in LOG-NAME-K-I.log (console-K-I.log)
 boot() {
 	local k=$1 i=$2 build=$ROSEBUSH_WORK/build/ab-$1 rc=0
-	local log=$out/console-$k-$i.log
+	local log=$out/${3:-console}-$k-$i.log extra=${4:+ $4}
 
 	INITRAMFS_FILES="$out/dcache-bench:/dcache-bench" \
 		"$top/scripts/initramfs.sh" "$build" "$out/initramfs-$k.cpio" \
@@ -86,7 +106,7 @@ boot() {
 	timeout "${AB_TIMEOUT:-1800}" qemu-system-x86_64 -nodefaults -m 1024 -smp 2 \
 		-accel tcg -bios qboot.rom -nographic -serial stdio -no-reboot \
 		-kernel "$build/arch/x86/boot/bzImage" -initrd "$out/initramfs-$k.cpio" \
-		-append "console=ttyS0 kunit.enable=0 panic=-1 printk.devkmsg=on slab_nomerge AB_ARGS=${ab_args// /:}" \
+		-append "console=ttyS0 kunit.enable=0 panic=-1 printk.devkmsg=on slab_nomerge$extra AB_ARGS=${ab_args// /:}" \
 		</dev/null >"$log" 2>&1 || rc=$?
 	if [ "$rc" != 0 ] || ! grep -q 'dcache-ab: exit status 0' "$log"; then
 		echo "qemu-dcache-ab: run $i of kernel ${k^^} failed (QEMU status $rc):" >&2
@@ -95,16 +115,36 @@ boot() {
 	fi
 }
 
+header() {
+	echo "# host: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)," \
+		"$(nproc) CPUs; QEMU $(qemu-system-x86_64 --version | head -n 1 | sed 's/.*version //')," \
+		"TCG, -smp 2 -m 1024; AB_ARGS=$ab_args; load average before the boots: $load"
+	echo "# A: $(git -C "$linux_a" log -1 --format='%h %s')"
+	echo "# B: $(git -C "$linux" log -1 --format='%h %s')"
+}
+
 report() {
 	{
-		echo "# host: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)," \
-			"$(nproc) CPUs; QEMU $(qemu-system-x86_64 --version | head -n 1 | sed 's/.*version //')," \
-			"TCG, -smp 2 -m 1024; AB_ARGS=$ab_args; load average before the boots: $load"
-		echo "# A: $(git -C "$linux_a" log -1 --format='%h %s')"
-		echo "# B: $(git -C "$linux" log -1 --format='%h %s')"
+		header
 		python3 "$top/tests/dcache/ab.py" "$out"/console-*.log
 	} | tee "$out/ab.txt"
 	echo "qemu-dcache-ab: the table is in $out/ab.txt"
+}
+
+# The header as the boots began: the tree may have moved on since
+profile_report() {
+	{
+		cat "$out/profile-header.txt"
+		python3 "$top/tests/dcache/ab_profile.py" \
+			"$ROSEBUSH_WORK/build/ab-a/System.map" \
+			"$ROSEBUSH_WORK/build/ab-b/System.map" "$out"/profile-*.log
+	} | tee "$out/ab-profile.txt"
+	echo "qemu-dcache-ab: the profile is in $out/ab-profile.txt"
+}
+
+bench() {
+	clang -static -O2 -Wall -Wextra -Werror -pthread \
+		-o "$out/dcache-bench" "$top/tests/dcache/dcache-bench.c"
 }
 
 load=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -115,8 +155,7 @@ run)
 	load=$(cut -d' ' -f1-3 /proc/loadavg)
 	mkdir -p "$out"
 	rm -f "$out"/console-*.log
-	clang -static -O2 -Wall -Wextra -Werror -pthread \
-		-o "$out/dcache-bench" "$top/tests/dcache/dcache-bench.c"
+	bench
 	for i in $(seq 1 "$runs"); do
 		boot a "$i"
 		boot b "$i"
@@ -124,5 +163,24 @@ run)
 	report
 	;;
 report) report ;;
-*) echo "usage: qemu-dcache-ab.sh [build|run|report]" >&2; exit 1 ;;
+profile)
+	build
+	load=$(cut -d' ' -f1-3 /proc/loadavg)
+	mkdir -p "$out"
+	rm -f "$out"/profile-*.log
+	bench
+	{
+		header
+		echo "# made by make qemu-dcache-ab-profile: kernels booted with nokaslr," \
+			"each address mapped with its kernel's System.map"
+	} >"$out/profile-header.txt"
+	# The samples' addresses are System.map's only where KASLR is off
+	for i in $(seq 1 "$runs"); do
+		boot a "$i" profile nokaslr
+		boot b "$i" profile nokaslr
+	done
+	profile_report
+	;;
+profile-report) profile_report ;;
+*) echo "usage: qemu-dcache-ab.sh [build|run|report|profile|profile-report]" >&2; exit 1 ;;
 esac
