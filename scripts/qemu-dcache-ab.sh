@@ -135,7 +135,11 @@ report() {
 profile_report() {
 	{
 		cat "$out/profile-header.txt"
+		# The code that differs between A and B
 		python3 "$top/tests/dcache/ab_profile.py" \
+			--hash "$linux_a/fs/dcache.c" --hash "$linux/fs/dcache.c" \
+			--hash "$linux/lib/rosebush.c" \
+			--hash "$linux/include/linux/rosebush.h" \
 			"$ROSEBUSH_WORK/build/ab-a/System.map" \
 			"$ROSEBUSH_WORK/build/ab-b/System.map" "$out"/profile-*.log
 	} | tee "$out/ab-profile.txt"

@@ -182,13 +182,15 @@ LOOKUPS = {
 ORDER = ["rosebush", "rhashtable", "hlist_bl"]
 
 
-def read_dump(path):
+def read_dump(path, arcs=None):
     """Return (trigger, {fn: {addr: (Ir, LL)}}, {fn: callees}, {fn: object}):
     each function's self cost in instructions and in last-level data
     misses (reads and writes), the functions it calls, and the object
-    (program or shared library) that holds it."""
+    (program or shared library) that holds it.  If @arcs is a dict, add
+    to it {(caller, callee): [Ir, LL, callee's object]}: the inclusive
+    cost of each call arc, what the callee and all it called cost."""
     name, fns, fn, calls, cfn = None, {}, None, {}, None
-    objs, ob, where = {}, None, {}
+    objs, ob, where, cob = {}, None, {}, None
     positions, events = ["line"], None
     pos = [0, 0]
     skip_next = False
@@ -213,6 +215,8 @@ def read_dump(path):
                     objs[m.group(2)] = m.group(3)
                 if m.group(1) == "ob":
                     ob = objs[m.group(2)]
+                else:
+                    cob = objs[m.group(2)]
                 continue
             m = re.match(r"^(c?fn)=\((\d+)\)(?: (.*))?$", line)
             if m:
@@ -222,6 +226,7 @@ def read_dump(path):
                     fn = names[m.group(2)]
                     fns.setdefault(fn, {})
                     where[fn] = ob
+                    cob = None
                 else:
                     cfn = names[m.group(2)]
                 continue
@@ -240,16 +245,23 @@ def read_dump(path):
                     pos[i] += int(tok, 0)
                 else:
                     pos[i] = int(tok, 0)
-            if skip_next:
-                skip_next = False
-                continue
             if fn is None or events is None:
+                skip_next = False
                 continue
             # Trailing events that are zero may be left out
             vals = [int(v) for v in parts[len(positions):]]
             vals += [0] * (len(events) - len(vals))
             cost = dict(zip(events, vals))
             ll = cost.get("DLmr", 0) + cost.get("DLmw", 0)
+            if skip_next:
+                # The line after calls=: the call's inclusive cost
+                skip_next = False
+                if arcs is not None:
+                    arc = arcs.setdefault((fn, cfn), [0, 0, cob or ob])
+                    arc[0] += cost.get("Ir", 0)
+                    arc[1] += ll
+                cob = None
+                continue
             addr = pos[positions.index("instr")]
             ir0, ll0 = fns[fn].get(addr, (0, 0))
             fns[fn][addr] = (ir0 + cost.get("Ir", 0), ll0 + ll)
@@ -334,10 +346,11 @@ def named_dumps(d, size, kind):
     """Yield (structure, count, path, read_dump()) for each dump at @size
     entries named "<structure> <kind> <count>"."""
     for path in glob.glob(f"{d}/callgrind.{size}.*"):
-        dump = read_dump(path)
+        arcs = {}
+        dump = read_dump(path, arcs)
         name = dump[0]
         if name and name.split()[1:2] == [kind]:
-            yield name.split()[0], int(name.split()[2]), path, dump
+            yield name.split()[0], int(name.split()[2]), path, dump + (arcs,)
 
 
 def call_counts(path):
@@ -376,19 +389,45 @@ BY_FUNCTION = {
 }
 
 
-# The work items' functions (the deferred work of a fill or a drain), and
-# the functions that run the operations, on the benchmark's thread.
+# The work items' functions: the deferred work of a fill or a drain.
 WORKERS = {
     "rosebush": "rbh_shrink_worker",
     "rhashtable": "rht_deferred_worker",
 }
-RUNNERS = {
-    "rosebush": "bench_rbh_run",
-    "rhashtable": "bench_rht_run",
-}
+# The harness's stand-ins for the kernel's work queue calls: a mutex and
+# a condition variable each, where the kernel tests and sets a bit.
+HARNESS = {"schedule_work", "queue_work"}
 
 
-def by_function(d, sizes, kind, top=12, required=True):
+def deferred(structure, arcs, where, binary):
+    """The parts of a fill's or a drain's cost that are not the operations
+    themselves, by the inclusive cost of the calls into them: [(label,
+    (Ir, LL))] for the work item (on the work queue's thread), the RCU
+    callbacks (calls from liburcu's callback thread into the program)
+    and, on the benchmark's thread, the harness's work queue calls."""
+    def into(match):
+        ir = ll = 0
+        for (caller, callee), (a, b, ob) in arcs.items():
+            if match(caller, callee, ob):
+                ir += a
+                ll += b
+        return ir, ll
+
+    work = WORKERS.get(structure)
+    parts = []
+    if work:
+        parts.append((f"(the work item, {work}())",
+                      into(lambda _, callee, __: callee == work)))
+    parts.append(("(RCU callbacks)", into(
+        lambda caller, _, ob: "liburcu" in (where.get(caller) or "")
+        and is_program(ob or "", binary))))
+    parts.append(("(the harness's work queue calls)", into(
+        lambda caller, callee, _: callee in HARNESS and caller != work
+        and caller not in HARNESS)))
+    return parts
+
+
+def by_function(binary, d, sizes, kind, top=12, required=True):
     """Where the instructions and last-level misses of the dumps named
     "<structure> <kind> <count>" go, per unit of @kind, by the function
     callgrind saw them in (what the compiler inlined is its caller's)."""
@@ -402,9 +441,14 @@ def by_function(d, sizes, kind, top=12, required=True):
     print("# in its caller's" + (f", and how often each was called per {unit}"
                                   if calls_counted else "")
           + "; the rest summed; functions that cost nothing left out")
+    if kind != "mix-90/10":
+        print("# In parentheses, what the calls into each part cost with all they called: the work")
+        print("# item on the work queue's thread, liburcu's thread's calls of RCU callbacks, and the")
+        print("# harness's schedule_work() and queue_work() (a mutex and a condition variable each,")
+        print("# where the kernel tests and sets a bit); the operations themselves are the rest")
     for size in sizes:
-        dumps = {structure: (n, fns, call_counts(path), calls)
-                 for structure, n, path, (_, fns, calls, _)
+        dumps = {structure: (n, fns, call_counts(path), arcs, where)
+                 for structure, n, path, (_, fns, _, where, arcs)
                  in named_dumps(d, size, kind)}
         if not dumps:
             if not required:
@@ -413,23 +457,24 @@ def by_function(d, sizes, kind, top=12, required=True):
         for structure in ORDER + sorted(set(dumps) - set(ORDER)):
             if structure not in dumps:
                 continue
-            n, fns, counts, calls = dumps[structure]
+            n, fns, counts, arcs, where = dumps[structure]
             cost = {f: (sum(ir for ir, _ in c.values()),
                         sum(ll for _, ll in c.values())) for f, c in fns.items()}
             ir_all = sum(ir for ir, _ in cost.values())
             ll_all = sum(ll for _, ll in cost.values())
             print(f"{size:>8} {structure:<11} {'total':<34} {ir_all / n:8.1f} {ll_all / n:6.2f}"
                   f" {'calls' if calls_counted else '':>7}")
-            if kind != "mix-90/10" and WORKERS.get(structure) in fns:
-                # What only the work item reaches (a function that the
-                # benchmark's thread reaches too, a lock's, counts there;
-                # callgrind files the worker's thread under its creator)
-                work = (reachable(WORKERS[structure], calls)
-                        - reachable(RUNNERS[structure], calls,
-                                    stop={"start_thread", WORKERS[structure]}))
-                print(f"{'':>8} {'':<11} {'(of which the deferred work)':<34} "
-                      f"{sum(cost[f][0] for f in work if f in cost) / n:8.1f} "
-                      f"{sum(cost[f][1] for f in work if f in cost) / n:6.2f}")
+            if kind != "mix-90/10":
+                parts = [(label, part) for label, part
+                         in deferred(structure, arcs, where, binary)
+                         if part[0] / n >= 0.05]
+                if parts:
+                    parts.append(("(the operations themselves)",
+                                  (ir_all - sum(p[0] for _, p in parts),
+                                   ll_all - sum(p[1] for _, p in parts))))
+                for label, part in parts:
+                    print(f"{'':>8} {'':<11} {label:<34} "
+                          f"{part[0] / n:8.1f} {part[1] / n:6.2f}")
             ranked = sorted(((f, c) for f, c in cost.items()
                              if c[0] / n >= 0.05 or c[1] / n >= 0.005),
                             key=lambda kv: -kv[1][0])
@@ -447,8 +492,8 @@ def by_function(d, sizes, kind, top=12, required=True):
 def main():
     detail = None
     if sys.argv[1] == "--fills":
-        by_function(sys.argv[3], sys.argv[4:], "insert")
-        by_function(sys.argv[3], sys.argv[4:], "drain")
+        by_function(sys.argv[2], sys.argv[3], sys.argv[4:], "insert")
+        by_function(sys.argv[2], sys.argv[3], sys.argv[4:], "drain")
         return
     if sys.argv[1] == "--detail":
         detail, sys.argv[1:] = sys.argv[2], sys.argv[3:]
@@ -523,7 +568,7 @@ def main():
               + "".join(f" {lls[c] / ops:7.2f}" for c in cols)
               + f" {sum(lls.values()) / ops:7.2f}")
     removals(binary, d, sizes, detail)
-    by_function(d, sizes, "mix-90/10")
+    by_function(binary, d, sizes, "mix-90/10")
 
 
 def removals(binary, d, sizes, detail):
@@ -532,7 +577,7 @@ def removals(binary, d, sizes, detail):
     rows = []
     for size in sizes:
         dumps = {structure: (n, fns, calls, where)
-                 for structure, n, _, (_, fns, calls, where)
+                 for structure, n, _, (_, fns, calls, where, _)
                  in named_dumps(d, size, "remove") if structure in REMOVALS}
         addrs = set()
         for _, fns, _, where in dumps.values():
@@ -561,7 +606,8 @@ def removals(binary, d, sizes, detail):
     print("\n# Where each removal's instructions go, per removal (callgrind; from the full structure,")
     print("# a quarter of its objects removed uncounted, then the next quarter counted, or as many")
     print("# as the operations if fewer, in the order they were stored; mapped to categories as")
-    print("# above, by tests/bench/budget.py; one thread, so no line is shared with another CPU):")
+    print("# above, by tests/bench/budget.py; callgrind runs one thread at a time through one")
+    print("# simulated cache, so no line is shared with another CPU):")
     for cat in REMOVE_CATEGORIES:
         print(f"#   {cat:<8} {REMOVE_MEANINGS[cat]}")
     print("# proper: the removal without its frame, RCU and the harness")

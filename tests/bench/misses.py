@@ -5,7 +5,7 @@
 Reads the dumps that `rosebush-bench misses=SIZE` made under callgrind
 (DIR/callgrind.SIZE.N, one per structure and workload, each counting OPS
 operations, or as many as its name gives), and prints, per operation
-(a lookup, an update of the mix, a removal): instructions, L1 data misses, and
+(a lookup, an operation of the mix, a removal): instructions, L1 data misses, and
 last-level data misses (reads and writes), each net of what the
 benchmark's own loop over its operations costs (the "op-stream" dumps: the
 same loop with a lookup that reads nothing), then the op stream's own

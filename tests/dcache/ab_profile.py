@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""ab_profile.py [--rows N] MAP_A MAP_B CONSOLE...: the dcache A/B's profile.
+"""ab_profile.py [--rows N] [--hash SOURCE]... MAP_A MAP_B CONSOLE...: the
+dcache A/B's profile.
 
 MAP_A and MAP_B are the System.map of kernels A (the series without its
 dcache patches) and B (the whole series); each CONSOLE is the log of one
@@ -24,7 +25,11 @@ Per workload and size, two tables, the workload's threads and the other
 tasks, give each function's ns per operation on A and on B, B - A, the
 standard deviation of B - A were the samples Poisson (sd), and the
 samples; the functions with the largest |B - A| first, for the
-workload's threads the rest in one row.
+workload's threads the rest in one row.  Above them, the workload's time
+in three parts: the samples at a page's last bytes (see below), those of
+the functions that the SOURCE files define (the code that differs
+between A and B: fs/dcache.c, lib/rosebush.c), and the rest (code that A
+and B share), with the page-edge addresses that took most samples.
 
 Under TCG an interrupt is taken between translation blocks, so a sample
 lands at the start of the block that was to run next: a block's time
@@ -34,11 +39,13 @@ samples at the last 15 bytes of a 4 KiB page: QEMU's x86 translator ends
 a block before an instruction that crosses into the next page, which
 starts a block of its own spanning two pages, and QEMU's system
 emulation never chains a direct jump into such a block, so each pass
-through it goes back to QEMU's main loop to look it up.  A sample there
-is mostly that: time of where the code lies, not of what it does.
+through it goes back to QEMU's execution loop to look it up.  A sample
+there is mostly that: time of where the code lies, not of what it does.
 
 A boot whose program did not exit with status 0, a kernel that is not
-where its System.map puts it, lost or throttled samples are errors.
+where its System.map puts it, lost or throttled samples are errors.  The
+check of where the kernel is catches a boot without nokaslr, not a
+System.map of another build: profile-report after a rebuild mis-maps.
 """
 import bisect
 import math
@@ -104,6 +111,10 @@ class Profile:
         self.funcs = {'b': {}, 'o': {}}
         # {who: [samples, ns]} at a page's last MAX_INSN bytes
         self.edge = {'b': [0, 0.0], 'o': [0, 0.0]}
+        # {who: {ip: samples}} of those
+        self.edge_ips = {'b': {}, 'o': {}}
+        # {who: {part: ns}}: see PARTS
+        self.parts = {'b': {}, 'o': {}}
         self.measured = []
 
     def add(self, who, fn, count, weight):
@@ -117,7 +128,7 @@ class Profile:
         return self.clock / max(self.total['b'] + self.total['o'], 1)
 
 
-def parse(maps, paths):
+def parse(maps, paths, hash_funcs=frozenset()):
     """{kernel: {(workload, n, depth): Profile}}, boots per kernel."""
     profiles = {'a': {}, 'b': {}}
     boots = {'a': 0, 'b': 0}
@@ -162,10 +173,16 @@ def parse(maps, paths):
             weight, left = seen[key]
             ip = int(m.group(5), 16)
             q = profiles[k][key]
-            q.add(who, smap.function(ip), count, weight)
+            fn = smap.function(ip)
+            q.add(who, fn, count, weight)
             if ip and ip % PAGE >= PAGE - MAX_INSN:
                 q.edge[who][0] += count
                 q.edge[who][1] += count * weight
+                q.edge_ips[who][ip] = q.edge_ips[who].get(ip, 0) + count
+                part = 'edge'
+            else:
+                part = 'hash' if fn in hash_funcs else 'shared'
+            q.parts[who][part] = q.parts[who].get(part, 0.0) + count * weight
             left[who] -= count
         # What the boot sampled but did not print
         for key, (weight, left) in seen.items():
@@ -173,7 +190,10 @@ def parse(maps, paths):
                 if count < 0:
                     raise Error(f'{path}: {key}: more samples printed than taken')
                 if count:
-                    profiles[k][key].add(who, UNPRINTED, count, weight)
+                    q = profiles[k][key]
+                    q.add(who, UNPRINTED, count, weight)
+                    q.parts[who]['shared'] = (q.parts[who].get('shared', 0.0)
+                                              + count * weight)
         for m in ab.RESULT.finditer(text):
             key = (m.group(1), int(m.group(2)), int(m.group(3)))
             if key in profiles[k]:
@@ -218,8 +238,35 @@ def table(p, a, b, who, nrows):
         row(*sums(rest, f'(the other {len(rest)} functions)'))
 
 
-def report(maps, paths, nrows=25, out=sys.stdout):
-    profiles, boots = parse(maps, paths)
+# The parts of a workload's time, in the order printed ("hash" is named
+# after the SOURCE files)
+PARTS = (('edge', f"at a page's last {MAX_INSN} bytes"),
+         ('hash', None),
+         ('shared', 'elsewhere'))
+
+
+def functions_of(path):
+    """The names of the functions that the C file @path defines."""
+    names = set()
+    with open(path, errors='replace') as f:
+        for line in f:
+            m = DEFINITION.match(line)
+            if m and not line.rstrip().endswith(';'):
+                names.add(m.group(1))
+    return names
+
+
+# A definition's first line: at the margin, a type, the name, "("
+DEFINITION = re.compile(r'^(?!#|typedef)(?=[a-z_])[\w \*]*?\b(\w+)\(')
+
+
+def report(maps, paths, nrows=25, out=sys.stdout, hash_funcs=frozenset(),
+           sources=()):
+    profiles, boots = parse(maps, paths, hash_funcs)
+    names = sorted({os.path.basename(s) for s in sources})
+    labels = {part: label or ('in the functions of ' + ', '.join(names)
+                              if names else 'in the SOURCE files')
+              for part, label in PARTS}
     p = lambda *a: print(*a, file=out)
     keys = sorted(set(profiles['a']) | set(profiles['b']), key=ab.order)
     plural = lambda n: f'{n} boot' + ('s' if n != 1 else '')
@@ -254,21 +301,38 @@ def report(maps, paths, nrows=25, out=sys.stdout):
                 line += (f'; at a page\'s last {MAX_INSN} bytes {edge[0]} '
                          f'({edge[1] / q.ops:.0f} ns/op)')
                 p(line)
+            if who == 'b':
+                p('# ns/op, A -> B: ' + '; '.join(
+                    f'{labels[part]} {a.parts[who].get(part, 0) / a.ops:.0f} -> '
+                    f'{b.parts[who].get(part, 0) / b.ops:.0f}'
+                    for part, _ in PARTS))
+                for name, q, smap in (('A', a, maps['a']), ('B', b, maps['b'])):
+                    top = sorted(q.edge_ips[who].items(), key=lambda kv: -kv[1])[:3]
+                    if top:
+                        p(f'# {name}\'s page-edge addresses that took most: ' + ', '.join(
+                            f'{ip:#x} {smap.function(ip)} {c}' for ip, c in top))
             # The other tasks' functions are few: all of them
             table(p, a, b, who, nrows if who == 'b' else None)
 
 
 def main(argv):
     args = argv[1:]
-    nrows = 25
-    if args[:1] == ['--rows'] and len(args) > 1:
-        nrows, args = int(args[1]), args[2:]
+    nrows, sources = 25, []
+    while args[:1] in (['--rows'], ['--hash']) and len(args) > 1:
+        if args[0] == '--rows':
+            nrows = int(args[1])
+        else:
+            sources.append(args[1])
+        args = args[2:]
     if len(args) < 3:
         print(__doc__, file=sys.stderr)
         return 2
     try:
+        hash_funcs = set()
+        for path in sources:
+            hash_funcs |= functions_of(path)
         maps = {'a': SymbolMap(args[0]), 'b': SymbolMap(args[1])}
-        report(maps, args[2:], nrows)
+        report(maps, args[2:], nrows, hash_funcs=hash_funcs, sources=sources)
     except Error as e:
         print(f'ab_profile.py: {e}', file=sys.stderr)
         return 1

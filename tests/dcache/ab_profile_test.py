@@ -143,6 +143,35 @@ class AbProfileTest(unittest.TestCase):
                       "measured 1000; at a page's last 15 bytes 5 (500 ns/op)", out)
         self.assertIn("at a page's last 15 bytes 0 (0 ns/op)", out)
 
+    def test_time_splits_into_page_edge_hash_and_shared_code(self):
+        # 10 samples of 100 us over 1000 ops: d_lookup (a function of the
+        # source file) 4 = 400 ns/op, 2 of them at a page's end = 200,
+        # d_alloc (elsewhere) 3 = 300, user space 1 = 100, not printed
+        # 2 = 200 (elsewhere)
+        source = self.write('dcache.c', 'static struct dentry *\n'
+                            'd_lookup(const char *name)\n{\n}\n'
+                            'void d_free(struct dentry *);\n')
+        self.assertEqual(ab_profile.functions_of(source), {'d_lookup'})
+        a = console([('stat', 1000, 1000000, 1000,
+                      {'b': {0xffffffff81000110: 2, 0xffffffff81000ffa: 0,
+                             0xffffffff81000200: 3, 0: 1}}, 2)])
+        a = a.replace('ip stat n=1000 depth=8 b ffffffff81000ffa 0',
+                      'ip stat n=1000 depth=8 b ffffffff81000ffa 2')
+        a = a.replace('bench=8', 'bench=10')
+        b = console([('stat', 1000, 1000000, 1000, {'b': {0: 10}}, 0)])
+        out = io.StringIO()
+        maps = {'a': self.maps['a'], 'b': self.maps['b']}
+        # d_lookup's page-edge address: map it to d_lookup
+        maps['a'].addrs.append(0xffffffff81000f00)
+        maps['a'].names.append('d_lookup')
+        ab_profile.report(maps, [self.write('profile-a-1.log', a),
+                                 self.write('profile-b-1.log', b)], 25, out,
+                          hash_funcs={'d_lookup'}, sources=[source])
+        self.assertIn('# ns/op, A -> B: at a page\'s last 15 bytes 200 -> 0; in the '
+                      'functions of dcache.c 200 -> 0; elsewhere 600 -> 1000', out.getvalue())
+        self.assertIn("# A's page-edge addresses that took most: 0xffffffff81000ffa "
+                      "d_lookup 2", out.getvalue())
+
     def test_kernel_not_at_its_system_map_is_an_error(self):
         a = console([('stat', 1000, 1000000, 1000, {'b': {0: 1}}, 0)],
                     stext='ffffffff9a000000')

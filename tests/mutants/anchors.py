@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """anchors.py TREE: does every mutant still apply to the patched TREE?
 
-A mutant whose line the code no longer has is not run, and so not
+A mutant whose line the code does not have is not run, and so not
 killed: make mutants and make qemu-mutants stop at it, make mutants-rust
 reports it, but none of them runs in make test.  This reads
 tests/mutants/mutants.txt and dcache-mutants.txt (NAME | [FILE:]FUNCTION
