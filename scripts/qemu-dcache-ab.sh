@@ -146,7 +146,13 @@ profile_report() {
 	echo "qemu-dcache-ab: the profile is in $out/ab-profile.txt"
 }
 
-bench() {
+# Build the kernels and the program; note the load; drop the consoles
+# named $1-*.log of the last boots
+prepare() {
+	build
+	load=$(cut -d' ' -f1-3 /proc/loadavg)
+	mkdir -p "$out"
+	rm -f "$out/$1"-*.log
 	clang -static -O2 -Wall -Wextra -Werror -pthread \
 		-o "$out/dcache-bench" "$top/tests/dcache/dcache-bench.c"
 }
@@ -155,11 +161,7 @@ load=$(cut -d' ' -f1-3 /proc/loadavg)
 case $what in
 build) build ;;
 run)
-	build
-	load=$(cut -d' ' -f1-3 /proc/loadavg)
-	mkdir -p "$out"
-	rm -f "$out"/console-*.log
-	bench
+	prepare console
 	for i in $(seq 1 "$runs"); do
 		boot a "$i"
 		boot b "$i"
@@ -168,11 +170,7 @@ run)
 	;;
 report) report ;;
 profile)
-	build
-	load=$(cut -d' ' -f1-3 /proc/loadavg)
-	mkdir -p "$out"
-	rm -f "$out"/profile-*.log
-	bench
+	prepare profile
 	{
 		header
 		echo "# made by make qemu-dcache-ab-profile: kernels booted with nokaslr," \
