@@ -89,7 +89,7 @@ help:
 	@echo '  bench-holds    the longest spinlock hold while keys crowded into half the key'
 	@echo '                 space fill, grow into and empty a rosebush (HOLDS_SIZES)'
 	@echo '  qemu-bench     build a non-debug kernel and, in QEMU, the in-kernel benchmark'
-	@echo '                 (rosebush, rhashtable, hlist_bl) and the -smp 8 contention run'
+	@echo '                 (rosebush, rhashtable, hlist_bl)'
 	@echo '  qemu-bench-latency the longest section with preemption off while a rosebush'
 	@echo '                 of 10^6 and 10^7 entries grows and halves (preemptoff tracer)'
 	@echo '  qemu-dcache-ab the dcache A/B: kernels A (the series without its dcache'
@@ -227,7 +227,6 @@ bench-holds: tree
 qemu-bench: tree
 	@KUNIT_BUILD_ONLY=1 $(RB) scripts/qemu-kunit.sh bench $(KUNIT_BENCH_CONFIGS)
 	@KBENCH_TABLE_ARGS="$(KBENCH_TABLE_ARGS)" \
-		KBENCH_CONTENTION_ARGS="$(KBENCH_CONTENTION_ARGS)" \
 		$(RB) scripts/qemu-bench.sh bench $(QEMU_BENCH_MODES)
 
 # The dcache A/B: kernel A (the series without its dcache patches) and B
@@ -251,13 +250,12 @@ qemu-bench-latency: tree
 	@KBENCH_INIT=latency-init.sh KBENCH_RESIZE_ARGS="$(KBENCH_RESIZE_ARGS)" \
 		$(RB) scripts/qemu-bench.sh latency resize
 
-# Small sizes, 4 threads of 2 objects: a debug kernel's buckets hold 12.
+# The timing table with small sizes and few operations.
 qemu-bench-smoke: tree
 	@KUNIT_BUILD_ONLY=1 KUNIT_MAKE_OPTIONS="$(KUNIT_GCOV)" \
 		$(RB) scripts/qemu-kunit.sh kunit $(KUNIT_CONFIGS)
 	@KBENCH_TABLE_ARGS="sizes=1000,10000 repeats=1 ops=16384" \
-		KBENCH_CONTENTION_ARGS="threads=4 intervals=2 interval_ms=100" \
-		KBENCH_CONTENTION_SMP=4 $(RB) scripts/qemu-bench.sh kunit
+		$(RB) scripts/qemu-bench.sh kunit
 
 mutants: tree
 	@$(RB) tests/mutants/run.sh

@@ -4,7 +4,7 @@
 #
 # /init of the initramfs that scripts/qemu-bench.sh boots: load
 # rosebush_kbench.ko with the parameters given on the kernel command line
-# as "kbench.NAME=VALUE" (kbench.mode=contention, kbench.sizes=1000,10000),
+# as "kbench.NAME=VALUE" (kbench.mode=resize, kbench.sizes=1000,10000),
 # say how insmod ended, and reboot (QEMU runs with -no-reboot, so it
 # exits).  The module prints its results to the kernel log, which goes to
 # the serial console as it is printed; this script's own lines go to

@@ -8,10 +8,11 @@
 # kernel (KUnit disabled) from a busybox-static initramfs whose /init
 # (qemu/bench-init.sh) loads the module, and keep what it printed.
 #
-# MODE is "table" (the timing table, on 2 vCPUs) or "contention" (writers
-# on KBENCH_CONTENTION_SMP vCPUs, default 8; see the module's comment);
-# default: both.  Extra module parameters come from KBENCH_TABLE_ARGS and
-# KBENCH_CONTENTION_ARGS ("sizes=1000,10000 repeats=1").  Each run's console log goes to
+# MODE is "table" (the timing table, on 2 vCPUs, the default) or
+# "resize" (fill and empty one rosebush, on 2 vCPUs; see the module's
+# comment).  Extra module parameters come from KBENCH_TABLE_ARGS
+# ("sizes=1000,10000 repeats=1") and KBENCH_RESIZE_ARGS (default
+# "sizes=1000000,10000000").  Each run's console log goes to
 # build/qemu-bench/BUILD-MODE.log and the module's lines to
 # build/qemu-bench/BUILD-MODE.txt; a run fails if insmod did, if the
 # module did not print "done", or if the log has a kernel splat.
@@ -24,7 +25,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 : "${ROSEBUSH_WORK:?}"
 name=$1; shift
 modes=("$@")
-[ ${#modes[@]} -gt 0 ] || modes=(table contention)
+[ ${#modes[@]} -gt 0 ] || modes=(table)
 build=$ROSEBUSH_WORK/build/$name
 src=$ROSEBUSH_WORK/build/kbench-src-$name
 out=$ROSEBUSH_WORK/build/qemu-bench
@@ -53,7 +54,6 @@ rc=0
 for mode in "${modes[@]}"; do
 	case $mode in
 	table)	smp=2; args=${KBENCH_TABLE_ARGS:-} ;;
-	contention) smp=${KBENCH_CONTENTION_SMP:-8}; args=${KBENCH_CONTENTION_ARGS:-} ;;
 	resize)	smp=2; args=${KBENCH_RESIZE_ARGS:-sizes=1000000,10000000} ;;
 	*)	echo "qemu-bench: unknown mode $mode" >&2; exit 2 ;;
 	esac

@@ -15,7 +15,6 @@
 #include <linux/lockdep.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
-#include <linux/mutex.h>
 #include <linux/prefetch.h>
 #include <linux/rcupdate.h>
 #include <linux/rosebush.h>
@@ -36,12 +35,6 @@ static_assert(RBH_HEAD_GROUP * RBH_GROUP_SIZE < sizeof(struct rbh_bucket_head) &
 
 /* Bucket flags, written under the bucket lock */
 #define RBH_DEAD	1	/* Replaced by a split, a merge or a fold */
-/*
- * A split is copying the bucket in steps, dropping its lock between them
- * (rbh_split_steps()): nothing else may split, merge or fold it, and an
- * insertion that would split it waits for the resize mutex.
- */
-#define RBH_STAGING	2
 
 /* The bits of a filter word that name the overflow chain */
 #define RBH_CHAIN_FILTER	GENMASK(RBH_CHAIN_DEST * RBH_FILTER_BITS + \
@@ -56,44 +49,8 @@ static_assert(RBH_HEAD_GROUP * RBH_GROUP_SIZE < sizeof(struct rbh_bucket_head) &
  * removals before its halves merge again.
  */
 #define RBH_MERGE_MAX		(2 * RBH_ENTRIES / 3)
-/*
- * The most overflow buckets a split copies under one hold of the bucket
- * lock.  A bucket whose longer chain must be divided between the halves
- * is copied in steps of this many (rbh_split_steps()), starting again if
- * its entries change between steps; after RBH_SPLIT_TRIES stale copies,
- * the split gives up.
- */
-#define RBH_SPLIT_CHAIN_MAX	8
-#define RBH_SPLIT_TRIES		4
-/* What rbh_split_shallow() needs for a bucket that rbh_split_steps() splits */
-#define RBH_SPLIT_IN_STEPS	UINT_MAX
 /* Buckets a walk of the table or of a chain visits between cond_resched() */
 #define RBH_WALK_BATCH		64
-/*
- * The split trigger, h.contention: an acquisition of a bucket lock that
- * has to wait adds RBH_CONTENTION_UP, one that does not takes one off, so
- * that the count climbs only while more than one acquisition in
- * RBH_CONTENTION_UP + 1 waits, and contention long past decays.  An
- * insertion that finds it at RBH_CONTENTION_SPLIT (16 waits in a row)
- * splits the bucket, full or not.
- */
-#define RBH_CONTENTION_UP	4
-#define RBH_CONTENTION_SPLIT	(16 * RBH_CONTENTION_UP)
-/*
- * The merge hold, h.hold, a count of its own: the halves of a contention
- * split start with it, so that they do not merge again at the next
- * removal.  A removal from a held bucket counts its hold down under the
- * bucket lock and does not look for a merge, so that refused merges cost
- * no resize lock; a merge that the shrink work tries for a key handed
- * over, from a bucket whose hold is spent while its buddy's is not,
- * counts both down under the resize lock (see rbh_merge_held()); a walk
- * of the table counts nothing.  Once the table is too large for its
- * buckets, the holds of buckets as deep as it count for nothing (see
- * rbh_merge_held()).  A merge that
- * brings the contention back costs 16 contended acquisitions and a
- * split, so it should take many more removals than that.
- */
-#define RBH_CONTENTION_HOLD	128
 /*
  * The table may double while it has at most RBH_SLOTS_PER_BUCKET slots per
  * bucket.  With random keys, the table is as deep as the deepest bucket,
@@ -404,8 +361,8 @@ static struct rbh_bucket __rcu **rbh_table_locked(struct rbh *rbh,
  * it grow to (RBH_SLOTS_PER_BUCKET_MAX per bucket, or half the widest
  * range a bucket may cover if that is less, but no fewer than
  * RBH_SLOTS_PER_BUCKET): then buckets have merged since it grew, and two
- * as deep as it that fit in one may have been left apart, or be held
- * apart (see rbh_looks_at_buddy() and rbh_merge_held()).  Called under
+ * as deep as it that fit in one may have been left apart (see
+ * rbh_looks_at_buddy()).  Called under
  * the resize lock whenever the table's depth or the number of buckets
  * changes; removals and the shrink work read it without locks, as a
  * hint.
@@ -427,7 +384,7 @@ static void rbh_note_size(struct rbh *rbh)
 
 /*
  * Must the shrink work walk the table, for buddies as deep as it that were
- * left or held apart before it became too large for its buckets?  Nothing
+ * left apart before it became too large for its buckets?  Nothing
  * may be removed from them again.  Every merge is made by the shrink work
  * (and a doubling, which also makes the table too large, leaves no bucket
  * as deep as it), so the run whose merges make it so walks.  Resets the
@@ -537,7 +494,7 @@ static struct rbh_bucket *rbh_bucket(const struct rbh *rbh, u32 key)
  * Return: true, with the bucket locked, or false if the rosebush has no
  * table.
  */
-static bool __rbh_lock_bucket(struct rbh *rbh, u32 key, bool *contended,
+static bool __rbh_lock_bucket(struct rbh *rbh, u32 key,
 			      struct rbh_bucket **bucketp)
 {
 	struct rbh_bucket *bucket;
@@ -554,22 +511,7 @@ static bool __rbh_lock_bucket(struct rbh *rbh, u32 key, bool *contended,
 		 * its line while the lock's line comes in.
 		 */
 		prefetchw(rbh_home_keys(bucket, rbh_home(key)));
-		/*
-		 * Lockdep records no order for a lock taken by trylock: tell
-		 * it the order of this one, which only counts contention.
-		 */
-		might_lock(&bucket->h.lock);
-		if (spin_trylock(&bucket->h.lock)) {
-			if (unlikely(bucket->h.contention))
-				bucket->h.contention--;
-		} else {
-			spin_lock(&bucket->h.lock);
-			if (bucket->h.contention <= U8_MAX - RBH_CONTENTION_UP)
-				bucket->h.contention += RBH_CONTENTION_UP;
-			if (contended &&
-			    bucket->h.contention >= RBH_CONTENTION_SPLIT)
-				*contended = true;
-		}
+		spin_lock(&bucket->h.lock);
 		if (!(bucket->h.flags & RBH_DEAD)) {
 			*bucketp = bucket;
 			/* Held for the caller: see rbh_lock_bucket() */
@@ -580,9 +522,8 @@ static bool __rbh_lock_bucket(struct rbh *rbh, u32 key, bool *contended,
 	}
 }
 
-#define rbh_lock_bucket(rbh, key, contended, bucketp)			\
-	__cond_lock(&(*(bucketp))->h.lock,				\
-		    __rbh_lock_bucket(rbh, key, contended, bucketp))
+#define rbh_lock_bucket(rbh, key, bucketp)				\
+	__cond_lock(&(*(bucketp))->h.lock, __rbh_lock_bucket(rbh, key, bucketp))
 
 /*
  * Chain buckets are protected by the lock of the primary bucket.
@@ -606,15 +547,6 @@ static void rbh_set_entry(struct rbh_bucket *bucket, unsigned int g,
 	/* Pairs with smp_rmb() after a matching key in a walk */
 	smp_store_release(&rbh_keys(bucket, g)[i], key);
 	WRITE_ONCE(bucket->h.count, bucket->h.count + 1);
-}
-
-/*
- * The entries of the locked @primary or of its chain changed: a split
- * copying them in steps must start again (see rbh_split_steps()).
- */
-static void rbh_changed(struct rbh_bucket *primary)
-{
-	primary->h.gen++;
 }
 
 /*
@@ -847,10 +779,8 @@ static enum rbh_place rbh_place(struct rbh_bucket *primary, u32 key, void *p,
 	int i;
 
 	lockdep_assert_held(&primary->h.lock);
-	if (rbh_place_in_bucket(primary, key, p)) {
-		rbh_changed(primary);
+	if (rbh_place_in_bucket(primary, key, p))
 		return RBH_PLACED;
-	}
 	if (may_split && d < 32 && rbh_first_difference(primary, key) == d)
 		return RBH_NEED_SPLIT;
 
@@ -860,7 +790,6 @@ static enum rbh_place rbh_place(struct rbh_bucket *primary, u32 key, void *p,
 	rbh_chain_note(rbh_chain_locked(primary, primary), key);
 	rbh_filter_add(primary, key, RBH_CHAIN_DEST);
 	rbh_set_entry(bucket, g, i, key, p);
-	rbh_changed(primary);
 	return RBH_PLACED;
 }
 
@@ -970,45 +899,7 @@ static int rbh_chain_half(struct rbh_bucket *old, unsigned int d)
 }
 
 /*
- * Does the locked @old have a chain of more than RBH_SPLIT_CHAIN_MAX
- * buckets that a split at bit @d would have to copy?  Such a split is
- * done in steps (rbh_split_steps()).
- */
-static bool rbh_split_long(struct rbh_bucket *old, unsigned int d)
-{
-	struct rbh_bucket *bucket = old;
-	unsigned int n;
-
-	if (rbh_chain_half(old, d) >= 0)
-		return false;
-	for (n = 0; n <= RBH_SPLIT_CHAIN_MAX; n++) {
-		bucket = rbh_chain_locked(old, bucket);
-		if (!bucket)
-			return false;
-	}
-	return true;
-}
-
-/*
- * Must a split of the locked @bucket, of depth @d, be left to
- * rbh_split_steps()?  Yes if its chain is too long to divide under the
- * locks, and yes if a split in steps is dividing it already: that split
- * holds no lock between its steps, and RBH_STAGING keeps any other split
- * (and any merge or fold) from replacing, and so freeing, the bucket.
- * An insertion that needs room then calls rbh_split_steps(), which waits
- * for the one running; a contended insertion leaves the bucket whole.
- */
-static bool rbh_needs_steps(struct rbh_bucket *bucket, unsigned int d)
-{
-	if (bucket->h.flags & RBH_STAGING)
-		return true;
-	return rbh_split_long(bucket, d);
-}
-
-/*
  * The buckets rbh_split() of the locked @old, holding @key's range, needs.
- * It reads no more than RBH_SPLIT_CHAIN_MAX overflow buckets, as a split
- * that would copy more is done by rbh_split_steps() instead.
  */
 static unsigned int rbh_split_needs(struct rbh_bucket *old, u32 key)
 {
@@ -1068,13 +959,13 @@ static void rbh_split_publish(struct rbh *rbh, struct rbh_bucket *old, u32 key,
  * buckets one bit deeper, each taking half of its slots.  A chain of
  * several buckets whose entries all go to one half is handed to that
  * half's bucket whole, not copied, so that a long chain costs a split no
- * more than a bucket does; one to be divided is copied, and must be at
- * most RBH_SPLIT_CHAIN_MAX buckets long (rbh_split_long()).  The table
- * must be deeper than @old, and @spares must hold rbh_split_needs()
+ * more than a bucket does; one to be divided is copied, all of it under
+ * this hold of @old's lock and of the resize lock.  The table must be
+ * deeper than @old, and @spares must hold rbh_split_needs()
  * buckets.  @old is then dead and unlocked.
  */
 static void rbh_split(struct rbh *rbh, struct rbh_bucket *old, u32 key,
-		      struct rbh_spares *spares, unsigned int hold)
+		      struct rbh_spares *spares)
 	__releases(&old->h.lock)
 {
 	unsigned int d = old->h.depth, g;
@@ -1083,8 +974,6 @@ static void rbh_split(struct rbh *rbh, struct rbh_bucket *old, u32 key,
 	struct rbh_fill fill[2];
 
 	rbh_fill_start(rbh, fill, spares, new, key, d);
-	new[0]->h.hold = hold;
-	new[1]->h.hold = hold;
 	for (bucket = old; bucket;
 	     bucket = chain_half < 0 ? rbh_chain_locked(old, bucket) : NULL)
 		rbh_fill_from(fill, spares, old, bucket, key, d);
@@ -1106,180 +995,13 @@ static void rbh_split(struct rbh *rbh, struct rbh_bucket *old, u32 key,
 }
 
 /*
- * Before each hold of the bucket lock by a split in steps (those of
- * rbh_split_copy(), and the last, which publishes the halves), with no
- * lock held.  The KUnit suite redirects it to change the bucket between
- * holds.
- */
-VISIBLE_IF_KUNIT void rbh_split_pause(struct rbh *rbh)
-{
-	KUNIT_STATIC_STUB_REDIRECT(rbh_split_pause, rbh);
-	cond_resched();
-}
-EXPORT_SYMBOL_IF_KUNIT(rbh_split_pause);
-
-/* Give the buckets of @primary and its chain, never visible, to @spares. */
-static void rbh_unfill(struct rbh_spares *spares, struct rbh_bucket *primary)
-{
-	struct rbh_bucket *next;
-
-	for (; primary; primary = next) {
-		next = rcu_dereference_protected(primary->h.chain, 1);
-		rbh_spare_put(spares, primary);
-	}
-}
-
-/*
- * Copy @old, the bucket of depth @d holding @key's range, and its chain
- * into new halves @new[0] and @new[1], which nobody sees yet: @old and
- * RBH_SPLIT_CHAIN_MAX overflow buckets under the first hold of @old's
- * lock, as many under each hold after, with the spares they may need
- * allocated with @gfp and cond_resched() between holds.  @old has
- * RBH_STAGING set.
- * Return: 0 once everything is copied, with @old's change count as it
- * was in *@gen; -EAGAIN if @old's entries changed meanwhile (@new holds
- * a stale copy); -ENOMEM (@new may hold part of a copy).  The caller
- * gives back what @new holds if it does not publish it.
- */
-static int rbh_split_copy(struct rbh *rbh, struct rbh_bucket *old, u32 key,
-			  unsigned int d, struct rbh_spares *spares, gfp_t gfp,
-			  struct rbh_bucket **new, u32 *gen)
-{
-	struct rbh_bucket *next = old;
-	struct rbh_fill fill[2];
-	unsigned int n;
-	int err;
-
-	do {
-		/*
-		 * The entries of RBH_SPLIT_CHAIN_MAX + 1 buckets fill at
-		 * most RBH_SPLIT_CHAIN_MAX + 2 between the halves, their
-		 * primaries included.  A stale copy's buckets come back.
-		 */
-		err = rbh_spares_fill(rbh, spares, RBH_SPLIT_CHAIN_MAX + 2, 0,
-				      gfp);
-		if (err)
-			return err;
-		rbh_split_pause(rbh);
-		spin_lock(&old->h.lock);
-		if (next == old) {
-			*gen = old->h.gen;
-			rbh_fill_start(rbh, fill, spares, new, key, d);
-			rbh_fill_from(fill, spares, old, old, key, d);
-			next = rbh_chain_locked(old, old);
-		} else if (old->h.gen != *gen) {
-			/* And @next may have been unlinked and freed */
-			spin_unlock(&old->h.lock);
-			return -EAGAIN;
-		}
-		for (n = 0; next && n < RBH_SPLIT_CHAIN_MAX; n++) {
-			rbh_fill_from(fill, spares, old, next, key, d);
-			next = rbh_chain_locked(old, next);
-		}
-		spin_unlock(&old->h.lock);
-	} while (next);
-	return 0;
-}
-
-/* Free the buckets of a chain that nobody can reach any more. */
-static void rbh_retire_chain(struct rbh_bucket *bucket)
-{
-	struct rbh_bucket *next;
-	unsigned int n = 0;
-
-	for (; bucket; bucket = next) {
-		/* Its primary is dead: nobody changes the chain now */
-		next = rcu_dereference_protected(bucket->h.chain, 1);
-		kfree_rcu(bucket, h.rcu);
-		if (++n % RBH_WALK_BATCH == 0)
-			cond_resched();
-	}
-}
-
-/*
- * Split the bucket holding @key, whose chain is too long to copy under
- * one hold of its lock and divides between the halves (rbh_split_long()).
- * RBH_STAGING keeps anyone else from splitting, merging or folding it, so
- * that it stays allocated while the halves are filled in steps by
- * rbh_split_copy().  Its entries may still change between steps (h.gen
- * counts changes): then the copy is stale, and starts again.  The halves
- * are published under the resize lock as rbh_split() does, and the old
- * chain is freed once the locks are dropped.  Spares are allocated with
- * @gfp.  Called with the resize mutex held, which keeps the table's
- * depth, and no spinlock; sleeps.
- * Return: 0 if the bucket was split, or need not be split in steps any
- * more; -ENOMEM if spares could not be allocated; -EBUSY if its entries
- * changed during each of RBH_SPLIT_TRIES copies.
- */
-static int rbh_split_steps(struct rbh *rbh, u32 key, struct rbh_spares *spares,
-			   gfp_t gfp)
-{
-	struct rbh_bucket *old, *chain, *new[2];
-	unsigned int d, depth, tries = 0;
-	u32 gen;
-	int err;
-
-	lockdep_assert_held(&rbh->rbh_resize_mutex);
-	rcu_read_lock();
-	if (!rbh_lock_bucket(rbh, key, NULL, &old)) {
-		rcu_read_unlock();
-		return 0;
-	}
-	rcu_read_unlock();
-	rbh_untag(rbh_table_peek(rbh), &depth);
-	d = old->h.depth;
-	if (d >= depth || !rbh_split_long(old, d)) {
-		spin_unlock(&old->h.lock);
-		return 0;
-	}
-	/* Nobody else replaces @old now, so it is not freed */
-	WRITE_ONCE(old->h.flags, old->h.flags | RBH_STAGING);
-	spin_unlock(&old->h.lock);
-
-	for (;;) {
-		new[0] = NULL;
-		new[1] = NULL;
-		err = rbh_split_copy(rbh, old, key, d, spares, gfp, new, &gen);
-		if (!err) {
-			rbh_split_pause(rbh);
-			spin_lock(&rbh->rbh_resize_lock);
-			spin_lock(&old->h.lock);
-			if (old->h.gen == gen) {
-				chain = rbh_chain_locked(old, old);
-				rbh_split_publish(rbh, old, key, new, false);
-				WRITE_ONCE(rbh->rbh_splits, rbh->rbh_splits + 1);
-				spin_unlock(&rbh->rbh_resize_lock);
-				rbh_retire_chain(chain);
-				return 0;
-			}
-			spin_unlock(&old->h.lock);
-			spin_unlock(&rbh->rbh_resize_lock);
-			err = -EAGAIN;
-		}
-		rbh_unfill(spares, new[0]);
-		rbh_unfill(spares, new[1]);
-		if (err != -EAGAIN)
-			break;
-		if (++tries == RBH_SPLIT_TRIES) {
-			err = -EBUSY;
-			break;
-		}
-	}
-	spin_lock(&old->h.lock);
-	WRITE_ONCE(old->h.flags, old->h.flags & ~RBH_STAGING);
-	spin_unlock(&old->h.lock);
-	return err;
-}
-
-/*
  * Before a grow copies the step of the current @table, of depth @depth,
  * that starts at slot @i: split the bucket there if it is too shallow for
  * the deeper table (rbh_min_depth()).  Such a bucket covers exactly the
  * RBH_RESIZE_STEP slots of this step, and no other bucket of the step is
  * as shallow.  Called with the resize lock held.
  * Return: false if the step may be copied now; true if the bucket was
- * split (*@needed is 0), needs *@needed buckets that @spares lacks, or
- * must be split by rbh_split_steps() (*@needed is RBH_SPLIT_IN_STEPS).
+ * split (*@needed is 0) or needs *@needed buckets that @spares lacks.
  */
 static bool rbh_split_shallow(struct rbh *rbh, struct rbh_bucket __rcu **table,
 			      unsigned int depth, unsigned long i,
@@ -1292,14 +1014,13 @@ static bool rbh_split_shallow(struct rbh *rbh, struct rbh_bucket __rcu **table,
 	if (bucket->h.depth >= rbh_min_depth(depth + 1))
 		return false;
 	spin_lock(&bucket->h.lock);
-	*needed = rbh_split_long(bucket, bucket->h.depth) ? RBH_SPLIT_IN_STEPS :
-			rbh_split_needs(bucket, key);
+	*needed = rbh_split_needs(bucket, key);
 	if (spares->nr < *needed) {
 		spin_unlock(&bucket->h.lock);
 		return true;
 	}
 	*needed = 0;
-	rbh_split(rbh, bucket, key, spares, 0);
+	rbh_split(rbh, bucket, key, spares);
 	WRITE_ONCE(rbh->rbh_splits, rbh->rbh_splits + 1);
 	return true;
 }
@@ -1313,12 +1034,11 @@ static bool rbh_split_shallow(struct rbh *rbh, struct rbh_bucket __rcu **table,
  * halving, slot i points to the bucket in slot 2i, which no bucket as
  * deep as the current table may stop.  Changes to the current table
  * meanwhile go to the copied part of @new as well (rbh_set_slot()).
- * Called with the resize mutex held, and without the resize lock; may
- * sleep between steps.
+ * Called by the shrink work, the only thread that resizes, without the
+ * resize lock; may sleep between steps.
  * Return: 0 if @new is the table now; -EAGAIN if the table was not of
  * depth @depth or could not halve, -ENOMEM if a split's buckets could not
- * be allocated, -EBUSY if a split in steps gave up (the caller still owns
- * @new).
+ * be allocated (the caller still owns @new).
  */
 static int rbh_resize_steps(struct rbh *rbh, struct rbh_bucket __rcu **new,
 			    unsigned int depth, unsigned int new_depth,
@@ -1331,7 +1051,6 @@ static int rbh_resize_steps(struct rbh *rbh, struct rbh_bucket __rcu **new,
 	unsigned int now, needed;
 	int err = 0;
 
-	lockdep_assert_held(&rbh->rbh_resize_mutex);
 	spin_lock(&rbh->rbh_resize_lock);
 	old = rbh_table_locked(rbh, &now);
 	/* A grow is for a bucket as deep as the table: is there one still? */
@@ -1354,11 +1073,7 @@ static int rbh_resize_steps(struct rbh *rbh, struct rbh_bucket __rcu **new,
 		if (grows &&
 		    rbh_split_shallow(rbh, old, depth, i, spares, &needed)) {
 			spin_unlock(&rbh->rbh_resize_lock);
-			if (needed == RBH_SPLIT_IN_STEPS)
-				err = rbh_split_steps(rbh, (u32)(i << (32 - depth)),
-						      spares,
-						      GFP_KERNEL | __GFP_NOWARN);
-			else if (needed)
+			if (needed)
 				err = rbh_spares_fill(rbh, spares, needed, 0,
 						      GFP_KERNEL | __GFP_NOWARN);
 			if (err) {
@@ -1403,27 +1118,19 @@ static int rbh_resize_steps(struct rbh *rbh, struct rbh_bucket __rcu **new,
 }
 
 /*
- * Double the table of depth @depth, unless another thread did first or no
- * bucket is as deep as it any more.  The larger table is allocated under
- * the resize mutex, so that inserters waiting for one grow do not each
- * allocate a table; a contended split (@contended) does not wait for
- * another resize.  Called without locks; sleeps.
+ * Double the table of depth @depth, unless it is deeper already or no
+ * bucket is as deep as it any more.  Called by the shrink work, without
+ * locks; sleeps.
  * Return: 0 if the table grew or need not, -ENOMEM if the larger table
- * or the buckets of a split it needed could not be allocated, -EBUSY if
- * @contended and a resize is running or if a split in steps it needed
- * gave up.
+ * or the buckets of a split it needed could not be allocated.
  */
-static int rbh_grow(struct rbh *rbh, unsigned int depth, bool contended)
+static int rbh_grow(struct rbh *rbh, unsigned int depth)
 {
 	struct rbh_spares spares = { };
 	struct rbh_bucket __rcu **new;
 	unsigned int now;
 	int err = 0;
 
-	if (!contended)
-		mutex_lock(&rbh->rbh_resize_mutex);
-	else if (!mutex_trylock(&rbh->rbh_resize_mutex))
-		return -EBUSY;
 	/* A hint: rbh_resize_steps() checks again under the resize lock */
 	if (rbh_untag(rbh_table_peek(rbh), &now) && now == depth &&
 	    READ_ONCE(rbh->rbh_nr_deep)) {
@@ -1436,7 +1143,6 @@ static int rbh_grow(struct rbh *rbh, unsigned int depth, bool contended)
 		if (err == -EAGAIN)
 			err = 0;
 	}
-	mutex_unlock(&rbh->rbh_resize_mutex);
 	rbh_spares_free(&spares);
 	return err;
 }
@@ -1451,38 +1157,69 @@ static bool rbh_chain_full(struct rbh_bucket *primary)
 }
 
 /*
- * May the table of depth @depth double so that the full, locked @bucket
- * can split?  Under the resize lock, or a hint without it.
+ * Has the locked @primary filled an overflow bucket?  Its chain is full,
+ * or longer than one bucket: the insertion that found the chain full and
+ * handed the bucket to the work has added an overflow bucket since.
+ */
+static bool rbh_chain_overflowed(struct rbh_bucket *primary)
+{
+	struct rbh_bucket *bucket = rbh_chain_locked(primary, primary);
+
+	return bucket && (bucket->h.count >= RBH_ENTRIES ||
+			  rbh_chain_locked(primary, bucket));
+}
+
+/*
+ * May the table of depth @depth double so that a full bucket can split,
+ * whose chain is full if @chain_full (rbh_chain_full())?  Under the
+ * resize lock, or a hint without it.
  */
 static bool rbh_may_grow(const struct rbh *rbh, unsigned int depth,
-			 struct rbh_bucket *bucket)
+			 bool chain_full)
 {
 	unsigned long buckets = READ_ONCE(rbh->rbh_nr_buckets);
-	unsigned long limit = rbh_chain_full(bucket) ?
-			RBH_SLOTS_PER_BUCKET_MAX : RBH_SLOTS_PER_BUCKET;
+	unsigned long limit = chain_full ? RBH_SLOTS_PER_BUCKET_MAX :
+					   RBH_SLOTS_PER_BUCKET;
 
 	return depth < RBH_MAX_DEPTH && (2UL << depth) <= limit * buckets;
 }
 
 /*
- * May the table of depth @depth double so that a contended bucket can
- * split?  Contention is worth a larger table: up to the hard limit.
+ * Has an insertion handed the bucket of depth @d that holds @key to the
+ * work, which has not taken it yet?  A lockless look at the work's list
+ * (rbh_resize_later()): a stale answer costs one more hand-over, or one
+ * more entry chained.
  */
-static bool rbh_may_grow_contended(const struct rbh *rbh, unsigned int depth)
+static bool rbh_handed_over(const struct rbh *rbh, u32 key, unsigned int d)
 {
-	unsigned long buckets = READ_ONCE(rbh->rbh_nr_buckets);
+	/* Pairs with smp_store_release() in rbh_resize_later() */
+	unsigned int i, nr = min_t(unsigned int,
+				   smp_load_acquire(&rbh->rbh_split_nr),
+				   RBH_SHRINK_KEYS);
 
-	return depth < RBH_MAX_DEPTH &&
-		(2UL << depth) <= RBH_SLOTS_PER_BUCKET_MAX * buckets;
+	for (i = 0; i < nr; i++)
+		if (!((READ_ONCE(rbh->rbh_split_keys[i]) ^ key) >> (32 - d)))
+			return true;
+	return false;
 }
 
-/* Could the full, locked @bucket be split, as far as a lockless look tells? */
-static bool rbh_may_split(const struct rbh *rbh, struct rbh_bucket *bucket)
+/*
+ * May an insertion of @key into the full, locked @bucket ask for a split?
+ * It splits the bucket itself if the table is deeper and the bucket has
+ * no chain; otherwise it hands the split to the work, once.  Exact under
+ * the resize lock, a hint without it.
+ */
+static bool rbh_may_split(const struct rbh *rbh, struct rbh_bucket *bucket,
+			  u32 key)
 {
-	unsigned int depth;
+	unsigned int depth, d = bucket->h.depth;
 
 	rbh_untag(rbh_table_peek(rbh), &depth);
-	return bucket->h.depth < depth || rbh_may_grow(rbh, depth, bucket);
+	if (d < depth && !rcu_access_pointer(bucket->h.chain))
+		return true;
+	if (rbh_handed_over(rbh, key, d))
+		return false;
+	return d < depth || rbh_may_grow(rbh, depth, rbh_chain_full(bucket));
 }
 
 static void rbh_shrink_worker(struct work_struct *work);
@@ -1515,131 +1252,87 @@ static int rbh_first_table(struct rbh *rbh, struct rbh_spares *spares)
 	return 0;
 }
 
-/* What rbh_make_room_locked() asks of its caller */
+/* What rbh_make_room_locked() did, or asks of its caller */
 enum rbh_room {
-	RBH_ROOM_RETRY,		/* try the insertion again */
+	RBH_ROOM_PLACED,	/* the entry is stored */
+	RBH_ROOM_RETRY,		/* a bucket was split: try the fast path again */
 	RBH_ROOM_REFILL,	/* allocate spares, then call again */
-	RBH_ROOM_GROW,		/* double the table, then call again */
-	RBH_ROOM_STEPS,		/* rbh_split_steps(), then call again */
-};
-
-/* How far an insertion may go to make room in a full bucket */
-enum rbh_may {
-	RBH_MAY_GROW,		/* split it, doubling the table if need be */
-	RBH_MAY_SPLIT,		/* split it if the table is deeper */
-	RBH_MAY_CHAIN,		/* store the entry without a split */
+	RBH_ROOM_FIRST,		/* allocate the first table, then call again */
+	RBH_ROOM_LATER,		/* hand the split to the work, then chain */
 };
 
 /*
- * Make room for @key, or split its bucket because it is contended, with
- * the resize lock held.  Needs memory from @spares.  Short of
- * RBH_MAY_GROW (a deeper table could not be allocated), a full bucket as
- * deep as the table gets an overflow bucket instead; with RBH_MAY_CHAIN
- * (a split in steps gave up, or lacked memory), any full bucket does.  A
- * contended bucket whose split would copy a long chain stays whole.
- * Return: RBH_ROOM_REFILL when @spares must hold *@nr buckets and a first
- * table of depth *@table_depth; RBH_ROOM_GROW when the table, of depth
- * *@table_depth - 1, must double first; RBH_ROOM_STEPS when the bucket
- * must be split by rbh_split_steps(); otherwise RBH_ROOM_RETRY.
+ * Make room for @key, and store (@key, @p) if it can, with the resize lock
+ * held, with memory from @spares.  An insertion splits a full bucket
+ * itself only if the table is deeper and the bucket has no chain, so that
+ * it copies and allocates no more than a bucket's worth; the work splits
+ * any other, doubling the table first if need be, and the entry goes to
+ * the bucket's chain meanwhile.  With @chain, a full bucket is not split.
+ * Return: RBH_ROOM_REFILL when @spares must hold *@arg buckets;
+ * RBH_ROOM_LATER when the work must split the bucket, of depth *@arg.
  */
 static enum rbh_room rbh_make_room_locked(struct rbh *rbh, u32 key, void *p,
-				bool contended, enum rbh_may may,
-				struct rbh_spares *spares,
-				unsigned int *nr, unsigned int *table_depth,
-				bool *placed)
+					  bool chain, struct rbh_spares *spares,
+					  unsigned int *arg)
 {
 	struct rbh_bucket *bucket, *spare;
 	unsigned int depth, d, needed;
 	enum rbh_place result;
 
-	if (!rbh_table_peek(rbh)) {
-		*nr = 2;
-		*table_depth = 1;
-		return rbh_first_table(rbh, spares) ? RBH_ROOM_REFILL :
+	if (!rbh_table_peek(rbh))
+		return rbh_first_table(rbh, spares) ? RBH_ROOM_FIRST :
 						      RBH_ROOM_RETRY;
-	}
 
 	bucket = rbh_bucket(rbh, key);
 	spin_lock(&bucket->h.lock);
 	rbh_table_locked(rbh, &depth);
 	d = bucket->h.depth;
 
-	if (contended) {
-		bucket->h.contention = 0;
-		if (bucket->h.count < 2 ||
-		    rbh_first_difference(bucket, key) != d ||
-		    (d == depth && !rbh_may_grow_contended(rbh, depth)) ||
-		    rbh_needs_steps(bucket, d))
-			goto unlock;
-	} else {
-		spare = spares->nr ? rbh_spare(spares) : NULL;
-		result = rbh_place(bucket, key, p, may != RBH_MAY_CHAIN &&
-				   (d < depth || (may == RBH_MAY_GROW &&
-						  rbh_may_grow(rbh, depth, bucket))),
-				   &spare);
-		if (spare)
-			rbh_spare_put(spares, spare);
-		if (result == RBH_PLACED) {
-			*placed = true;
-			goto unlock;
-		}
-		if (result == RBH_NEED_CHAIN) {
-			*nr = 1;
-			*table_depth = 0;
-			goto refill;
-		}
-	}
-
-	/* A bucket as deep as the table splits once the table has doubled */
-	if (d == depth) {
+	spare = spares->nr ? rbh_spare(spares) : NULL;
+	result = rbh_place(bucket, key, p, !chain &&
+			   rbh_may_split(rbh, bucket, key), &spare);
+	if (spare)
+		rbh_spare_put(spares, spare);
+	if (result != RBH_NEED_SPLIT) {
 		spin_unlock(&bucket->h.lock);
-		*table_depth = depth + 1;
-		return RBH_ROOM_GROW;
+		*arg = 1;
+		return result == RBH_PLACED ? RBH_ROOM_PLACED : RBH_ROOM_REFILL;
 	}
-	/* Too long a chain to divide under the locks, or being divided */
-	if (rbh_needs_steps(bucket, d)) {
+	/* The table must double first, or a chain be copied: the work's */
+	if (d == depth ||
+	    rcu_access_pointer(bucket->h.chain)) {
 		spin_unlock(&bucket->h.lock);
-		*table_depth = d;
-		return RBH_ROOM_STEPS;
+		*arg = d;
+		return RBH_ROOM_LATER;
 	}
 	/* Allocate everything first: an allocation failure changes nothing */
 	needed = rbh_split_needs(bucket, key);
 	if (spares->nr < needed) {
-		*nr = needed;
-		*table_depth = 0;
-		goto refill;
+		spin_unlock(&bucket->h.lock);
+		*arg = needed;
+		return RBH_ROOM_REFILL;
 	}
-	rbh_split(rbh, bucket, key, spares,
-		  contended ? RBH_CONTENTION_HOLD : 0);
-	if (contended)
-		WRITE_ONCE(rbh->rbh_contention_splits,
-			   rbh->rbh_contention_splits + 1);
-	else
-		WRITE_ONCE(rbh->rbh_splits, rbh->rbh_splits + 1);
+	rbh_split(rbh, bucket, key, spares);
+	WRITE_ONCE(rbh->rbh_splits, rbh->rbh_splits + 1);
 	return RBH_ROOM_RETRY;
-
-unlock:
-	spin_unlock(&bucket->h.lock);
-	return RBH_ROOM_RETRY;
-refill:
-	spin_unlock(&bucket->h.lock);
-	return RBH_ROOM_REFILL;
 }
 
-#define RBH_VALID_FLAGS	(RBH_ACCOUNT | RBH_RECLAIMABLE | RBH_NOWAIT_RESIZE)
-
-static bool rbh_nowait_resize(const struct rbh *rbh)
+/* Allocate what rbh_make_room_locked() asked for, with @gfp */
+static int rbh_room_fill(const struct rbh *rbh, struct rbh_spares *spares,
+			 enum rbh_room room, unsigned int arg, gfp_t gfp)
 {
-	return rbh->rbh_flags & RBH_NOWAIT_RESIZE;
+	if (room == RBH_ROOM_FIRST)
+		return rbh_spares_fill(rbh, spares, 2, 1, gfp);
+	return rbh_spares_fill(rbh, spares, arg, 0, gfp);
 }
+
+#define RBH_VALID_FLAGS	(RBH_ACCOUNT | RBH_RECLAIMABLE)
 
 /*
- * With RBH_NOWAIT_RESIZE: hand the work the bucket of depth @d holding
- * @key, which an insertion could not split without the resize mutex
- * (the table must double first, or the split must be made in steps).
- * A bucket is handed over once per batch, and RBH_SHRINK_KEYS buckets at
- * most: the next insertion that finds one of the others full hands it
- * over again.
+ * Hand the work the full bucket of depth @d holding @key, which an
+ * insertion does not split (rbh_make_room_locked()).  A bucket is handed
+ * over once per batch, and RBH_SHRINK_KEYS buckets at most: the next
+ * insertion that finds one of the others full hands it over again.
  */
 static void rbh_resize_later(struct rbh *rbh, u32 key, unsigned int d)
 {
@@ -1652,8 +1345,10 @@ static void rbh_resize_later(struct rbh *rbh, u32 key, unsigned int d)
 		if (!((rbh->rbh_split_keys[i] ^ key) >> (32 - d)))
 			break;
 	if (i == nr && nr < RBH_SHRINK_KEYS) {
-		rbh->rbh_split_keys[nr] = key;
-		rbh->rbh_split_nr = nr + 1;
+		/* Insertions read them without the lock: rbh_handed_over() */
+		WRITE_ONCE(rbh->rbh_split_keys[nr], key);
+		/* Pairs with smp_load_acquire() in rbh_handed_over() */
+		smp_store_release(&rbh->rbh_split_nr, nr + 1);
 		queue = true;
 	}
 	spin_unlock(&rbh->rbh_shrink_lock);
@@ -1667,89 +1362,53 @@ static void rbh_resize_later(struct rbh *rbh, u32 key, unsigned int d)
  * Return: 0 if the caller should retry the fast path, 1 if the entry was
  * stored, or -ENOMEM.
  */
-static int rbh_make_room(struct rbh *rbh, u32 key, void *p, bool contended)
+static int rbh_make_room(struct rbh *rbh, u32 key, void *p)
 {
 	struct rbh_spares spares = { };
-	unsigned int nr = 0, table_depth = 0;
-	enum rbh_may may = RBH_MAY_GROW;
-	bool placed = false;
+	unsigned int arg, later = 0;
 	enum rbh_room room;
+	bool chain = false;
 	int err = 0;
 
 	for (;;) {
 		spin_lock(&rbh->rbh_resize_lock);
 		rcu_read_lock();
-		room = rbh_make_room_locked(rbh, key, p, contended, may,
-					    &spares, &nr, &table_depth,
-					    &placed);
+		room = rbh_make_room_locked(rbh, key, p, chain, &spares, &arg);
 		rcu_read_unlock();
 		spin_unlock(&rbh->rbh_resize_lock);
-		if (room == RBH_ROOM_RETRY)
+		if (room == RBH_ROOM_PLACED || room == RBH_ROOM_RETRY)
 			break;
-		if (room == RBH_ROOM_GROW) {
-			/*
-			 * Without the mutex, a contended bucket stays whole:
-			 * nothing would split it once the table had doubled,
-			 * so the work would halve it again.
-			 */
-			if (rbh_nowait_resize(rbh)) {
-				if (!contended)
-					rbh_resize_later(rbh, key,
-							 table_depth - 1);
-			} else if (!rbh_grow(rbh, table_depth - 1, contended)) {
-				continue;
-			}
-			/* A contended bucket stays whole */
-			if (contended)
-				break;
-			/* No deeper table: the entry goes to a chain */
-			may = RBH_MAY_SPLIT;
+		if (room == RBH_ROOM_LATER) {
+			later = arg;
+			chain = true;
 			continue;
 		}
-		if (room == RBH_ROOM_STEPS && rbh_nowait_resize(rbh)) {
-			rbh_resize_later(rbh, key, table_depth);
-			may = RBH_MAY_CHAIN;
-			continue;
-		}
-		if (room == RBH_ROOM_STEPS) {
-			mutex_lock(&rbh->rbh_resize_mutex);
-			err = rbh_split_steps(rbh, key, &spares,
-					      GFP_KERNEL | __GFP_NOWARN);
-			mutex_unlock(&rbh->rbh_resize_mutex);
-			/*
-			 * Its entries kept changing, or the buckets for the
-			 * copy could not be had: the entry goes to the chain,
-			 * which needs one bucket at most.
-			 */
-			if (err)
-				may = RBH_MAY_CHAIN;
-			err = 0;
-			continue;
-		}
-		err = rbh_spares_fill(rbh, &spares, nr, table_depth,
-				      GFP_KERNEL);
+		err = rbh_room_fill(rbh, &spares, room, arg, GFP_KERNEL);
 		if (err)
 			break;
 	}
 	rbh_spares_free(&spares);
 	if (err)
 		return err;
-	return placed;
+	/* Once the entry is stored: a failed allocation changes nothing */
+	if (later)
+		rbh_resize_later(rbh, key, later);
+	return room == RBH_ROOM_PLACED;
 }
 
 /* The fast path of insertion: place @key in its bucket if it has room */
-static enum rbh_place rbh_try_place(struct rbh *rbh, u32 key, void *p,
-				    bool *contended)
+static enum rbh_place rbh_try_place(struct rbh *rbh, u32 key, void *p)
 {
 	struct rbh_bucket *bucket;
 	enum rbh_place result;
 
 	rcu_read_lock();
-	if (!rbh_lock_bucket(rbh, key, contended, &bucket)) {
+	if (!rbh_lock_bucket(rbh, key, &bucket)) {
 		rcu_read_unlock();
 		return RBH_NEED_SPLIT;
 	}
-	result = rbh_place(bucket, key, p, rbh_may_split(rbh, bucket), NULL);
+	result = rbh_place(bucket, key, p, rbh_may_split(rbh, bucket, key),
+			   NULL);
 	spin_unlock(&bucket->h.lock);
 	rcu_read_unlock();
 	return result;
@@ -1758,21 +1417,13 @@ static enum rbh_place rbh_try_place(struct rbh *rbh, u32 key, void *p,
 static int rbh_add(struct rbh *rbh, u32 hash, void *p)
 {
 	u32 key = rbh_key(hash);
-	bool contended = false;
-	enum rbh_place result;
 	int err;
 
 	might_sleep();
 	for (;;) {
-		result = rbh_try_place(rbh, key, p, &contended);
-		if (contended) {
-			/* A failure only means that the bucket stays whole */
-			rbh_make_room(rbh, key, NULL, true);
-			contended = false;
-		}
-		if (result == RBH_PLACED)
+		if (rbh_try_place(rbh, key, p) == RBH_PLACED)
 			return 0;
-		err = rbh_make_room(rbh, key, p, false);
+		err = rbh_make_room(rbh, key, p);
 		if (err)
 			return err < 0 ? err : 0;
 	}
@@ -1788,11 +1439,11 @@ static int rbh_add(struct rbh *rbh, u32 hash, void *p)
  * stored under the same hash several times, and each copy must be removed
  * on its own.  Lookups find @p as soon as this function returns.
  *
- * Context: Process context.  Takes and releases a bucket lock and maybe
- * the resize lock, and, to double the table or to split a bucket in steps,
- * the resize mutex (never in a rosebush made with RBH_NOWAIT_RESIZE); may
- * sleep to allocate memory with GFP_KERNEL or to wait for a resize or for
- * a split in steps.
+ * Context: Process context.  Takes and releases a bucket lock, and maybe
+ * the resize lock and the shrink lock, and may queue the rosebush's work
+ * item; may sleep to allocate memory with GFP_KERNEL.  Never waits for a
+ * resize: a full bucket that needs a deeper table, or has a chain to
+ * copy, takes the entry into its overflow chain, and the work splits it.
  * Return: 0 on success, -EINVAL if @p is NULL, -ENOMEM if memory could not
  * be allocated (nothing is then stored).
  */
@@ -1813,11 +1464,11 @@ EXPORT_SYMBOL_GPL(rbh_insert);
  * slot with rbh_use(), which cannot fail, or give it back with
  * rbh_release().  Lookups skip the reserved slot until it is used.
  *
- * Context: Process context.  Takes and releases a bucket lock and maybe
- * the resize lock, and, to double the table or to split a bucket in steps,
- * the resize mutex (never in a rosebush made with RBH_NOWAIT_RESIZE); may
- * sleep to allocate memory with GFP_KERNEL or to wait for a resize or for
- * a split in steps.
+ * Context: Process context.  Takes and releases a bucket lock, and maybe
+ * the resize lock and the shrink lock, and may queue the rosebush's work
+ * item; may sleep to allocate memory with GFP_KERNEL.  Never waits for a
+ * resize: a full bucket that needs a deeper table, or has a chain to
+ * copy, takes the entry into its overflow chain, and the work splits it.
  * Return: 0 on success, -ENOMEM if memory could not be allocated (nothing
  * is then reserved).
  */
@@ -1837,44 +1488,41 @@ EXPORT_SYMBOL_GPL(rbh_reserve);
  * dcache's d_add(), say, for a dentry that has no slot.  It never doubles
  * the table or splits a bucket.  It finds a free entry in the bucket of
  * @hash or its chain, or adds one overflow bucket to that chain, allocated
- * with __GFP_NOFAIL.  A bucket chained so is split by a later insertion
- * that finds it full, or folded once removals empty its chain, like any
- * other.  Use the slot as one from rbh_reserve().
+ * with __GFP_NOFAIL.  A bucket chained so is handed to the work by a
+ * later insertion that finds it full, or folded once removals empty its
+ * chain, like any other.  Use the slot as one from rbh_reserve().
  *
  * A rosebush without a table is a caller bug, which WARNs, then
  * allocates a first table (two buckets and the table), retrying until it
  * can.
  *
  * Context: Process context.  Takes and releases a bucket lock and the
- * resize lock; may sleep to allocate one bucket with __GFP_NOFAIL.  Never
- * takes the resize mutex.
+ * resize lock; may sleep to allocate one bucket with __GFP_NOFAIL.
  */
 void rbh_reserve_nofail(struct rbh *rbh, u32 hash)
 {
 	struct rbh_spares spares = { };
-	unsigned int nr = 0, table_depth = 0;
 	u32 key = rbh_key(hash);
-	bool contended = false, placed = false;
 	enum rbh_room room;
+	unsigned int arg;
 
 	might_sleep();
 	WARN_ON_ONCE(!rbh_table_peek(rbh));
-	/* A contended bucket stays whole: a split may need the mutex */
-	if (rbh_try_place(rbh, key, NULL, &contended) == RBH_PLACED)
+	if (rbh_try_place(rbh, key, NULL) == RBH_PLACED)
 		return;
-	while (!placed) {
+	for (;;) {
 		spin_lock(&rbh->rbh_resize_lock);
 		rcu_read_lock();
-		room = rbh_make_room_locked(rbh, key, NULL, false,
-					    RBH_MAY_CHAIN, &spares, &nr,
-					    &table_depth, &placed);
+		room = rbh_make_room_locked(rbh, key, NULL, true, &spares, &arg);
 		rcu_read_unlock();
 		spin_unlock(&rbh->rbh_resize_lock);
-		/* RBH_MAY_CHAIN places the entry or asks for a bucket */
-		if (room == RBH_ROOM_REFILL)
-			WARN_ON_ONCE(rbh_spares_fill(rbh, &spares, nr,
-						     table_depth, GFP_KERNEL |
-						     __GFP_NOFAIL));
+		if (room == RBH_ROOM_PLACED)
+			break;
+		/* Without a split, it places the entry or asks for memory */
+		if (room == RBH_ROOM_REFILL || room == RBH_ROOM_FIRST)
+			WARN_ON_ONCE(rbh_room_fill(rbh, &spares, room, arg,
+						   GFP_KERNEL |
+						   __GFP_NOFAIL));
 		else
 			WARN_ON_ONCE(room != RBH_ROOM_RETRY);
 		cond_resched();
@@ -1963,36 +1611,7 @@ static void rbh_tidy_chain(struct rbh_bucket *primary)
 static bool rbh_may_merge(const struct rbh_bucket *bucket)
 {
 	return bucket->h.depth >= 2 && bucket->h.count <= RBH_MERGE_MAX &&
-		!rcu_access_pointer(bucket->h.chain) &&
-		!(bucket->h.flags & RBH_STAGING);
-}
-
-/*
- * The halves of a contention split do not merge while either holds them
- * apart (RBH_CONTENTION_HOLD): merging them would bring the contention
- * back.  A merge refused after a removal (@cool) counts both holds down,
- * so that a bucket whose removals have spent its own hold does not wait
- * for its buddy's forever; a walk of the table refuses without counting.
- * Once the table, of depth @depth, is too large for its buckets
- * (rbh_note_size()), the holds of buddies as deep as it count for
- * nothing: they would keep it from halving, however few entries are left
- * in them.  Both buddies are locked, and the resize lock is held.
- * Return: true if the merge must wait.
- */
-static bool rbh_merge_held(const struct rbh *rbh, struct rbh_bucket *lo,
-			   struct rbh_bucket *hi, unsigned int depth, bool cool)
-{
-	if (!lo->h.hold && !hi->h.hold)
-		return false;
-	if (rbh->rbh_oversized && lo->h.depth == depth)
-		return false;
-	if (!cool)
-		return true;
-	if (lo->h.hold)
-		lo->h.hold--;
-	if (hi->h.hold)
-		hi->h.hold--;
-	return true;
+		!rcu_access_pointer(bucket->h.chain);
 }
 
 /*
@@ -2041,26 +1660,10 @@ static struct rbh_bucket *rbh_buddy(const struct rbh *rbh,
 }
 
 /*
- * Does the hold of a bucket of depth @d count for nothing, as the table
- * is too large for its buckets and as deep as the bucket (see
- * rbh_merge_held())?  The caller holds the RCU read lock.
- */
-static bool rbh_hold_spent(const struct rbh *rbh, unsigned int d)
-{
-	unsigned int depth;
-
-	if (!READ_ONCE(rbh->rbh_oversized))
-		return false;
-	rbh_untag(rbh_table_word(rbh), &depth);
-	return d == depth;
-}
-
-/*
  * Might the locked @bucket, which holds @key, merge with its buddy, after
- * a removal from it?  A held bucket counts its hold down instead (see
- * RBH_CONTENTION_HOLD), unless rbh_hold_spent().  A lockless look at the
- * buddy saves most removals handing their key to the shrink work.  The
- * caller holds the RCU read lock.  Two removals from buddies at once may
+ * a removal from it?  A lockless look at the buddy saves most removals
+ * handing their key to the shrink work.  The caller holds the RCU read
+ * lock.  Two removals from buddies at once may
  * each miss the other's, so a merge can wait for the next removal from
  * either: merges are for memory, not correctness.
  */
@@ -2070,10 +1673,6 @@ static bool rbh_merge_likely(const struct rbh *rbh, struct rbh_bucket *bucket,
 	unsigned int d = bucket->h.depth;
 	struct rbh_bucket *buddy;
 
-	if (bucket->h.hold && !rbh_hold_spent(rbh, d)) {
-		bucket->h.hold--;
-		return false;
-	}
 	buddy = rbh_buddy(rbh, bucket, key, bucket->h.count);
 	if (!buddy)
 		return false;
@@ -2102,7 +1701,7 @@ static unsigned int rbh_merge_floor(const struct rbh *rbh, unsigned int depth)
  * needed: the lower bucket takes the upper one's entries and slots.
  * Called with the resize lock held.
  */
-static void rbh_merge_locked(struct rbh *rbh, u32 key, bool cool)
+static void rbh_merge_locked(struct rbh *rbh, u32 key)
 {
 	unsigned int depth, d, g, i;
 	struct rbh_bucket __rcu **table = rbh_table_locked(rbh, &depth);
@@ -2131,8 +1730,7 @@ static void rbh_merge_locked(struct rbh *rbh, u32 key, bool cool)
 		spin_lock_nested(&hi->h.lock, SINGLE_DEPTH_NESTING);
 		if (lo->h.depth != d || hi->h.depth != d ||
 		    !rbh_may_merge(lo) || !rbh_may_merge(hi) ||
-		    lo->h.count + hi->h.count > RBH_MERGE_MAX ||
-		    rbh_merge_held(rbh, lo, hi, depth, cool)) {
+		    lo->h.count + hi->h.count > RBH_MERGE_MAX) {
 			spin_unlock(&hi->h.lock);
 			spin_unlock(&lo->h.lock);
 			break;
@@ -2150,8 +1748,6 @@ static void rbh_merge_locked(struct rbh *rbh, u32 key, bool cool)
 				rbh_place_in_bucket(lo, rbh_keys(hi, g)[i],
 						    rbh_slot(hi, hi, g, i));
 		}
-		/* Merged while held only as the table is too large */
-		lo->h.hold = 0;
 		/* Pairs with smp_load_acquire() in rbh_walk_next() */
 		smp_store_release(&lo->h.depth, d - 1);
 		for (i = 0; i < nr; i++)
@@ -2183,8 +1779,7 @@ static bool rbh_fold_likely(struct rbh_bucket *primary)
 	struct rbh_bucket *bucket = primary;
 	unsigned int total = 0;
 
-	if (!rcu_access_pointer(primary->h.chain) ||
-	    (primary->h.flags & RBH_STAGING))
+	if (!rcu_access_pointer(primary->h.chain))
 		return false;
 	for (; bucket; bucket = rbh_chain_locked(primary, bucket)) {
 		total += bucket->h.count;
@@ -2263,11 +1858,9 @@ static enum rbh_halve rbh_halve(struct rbh *rbh)
 	if (!new)
 		return RBH_HALVE_NO_MEMORY;
 
-	mutex_lock(&rbh->rbh_resize_mutex);
 	/* A halving splits nothing, so it needs no spares */
 	result = rbh_resize_steps(rbh, new, depth, depth - 1, NULL) ?
 			RBH_HALVE_NOT_NEEDED : RBH_HALVED;
-	mutex_unlock(&rbh->rbh_resize_mutex);
 	if (result != RBH_HALVED)
 		kvfree(new);
 	return result;
@@ -2357,15 +1950,14 @@ static void rbh_removed(struct rbh *rbh, u32 key, unsigned int d,
  * Fold the bucket holding @key if it has a chain that a single bucket
  * would hold, using *@spare (which may be NULL, and is set to NULL if it
  * is used); then merge it with its buddy if they would fit in one, and
- * so on up, cooling contended buddies if @cool (see
- * rbh_merge_held()).  Called with the resize lock held.
+ * so on up.  Called with the resize lock held.
  */
 static void rbh_shrink_locked(struct rbh *rbh, u32 key,
-			      struct rbh_bucket **spare, bool cool)
+			      struct rbh_bucket **spare)
 {
 	if (*spare)
 		*spare = rbh_fold_locked(rbh, key, *spare);
-	rbh_merge_locked(rbh, key, cool);
+	rbh_merge_locked(rbh, key);
 }
 
 /* Does the bucket holding @key have a chain?  The caller holds RCU. */
@@ -2408,8 +2000,7 @@ static bool rbh_walk_wanted(struct rbh_bucket __rcu **table,
  * a fold needs.  The table may change meanwhile (inserts split and grow
  * it), so the walk goes by key, not by slot: a bucket it
  * skips or sees twice costs only a merge that waits for the next removal
- * from it.  A walk does not cool contended buddies: it visits them
- * whether or not anything was removed from them.
+ * from it.
  */
 static void rbh_shrink_walk(struct rbh *rbh)
 {
@@ -2445,7 +2036,7 @@ static void rbh_shrink_walk(struct rbh *rbh)
 		}
 
 		spin_lock(&rbh->rbh_resize_lock);
-		rbh_shrink_locked(rbh, (u32)pos, &spare, false);
+		rbh_shrink_locked(rbh, (u32)pos, &spare);
 		/*
 		 * On to the key after the range of the bucket now holding
 		 * @pos, which a merge may have widened on either side.
@@ -2464,22 +2055,22 @@ enum rbh_deferred {
 	RBH_DEFERRED_DONE,	/* the bucket needs no split, or cannot have one */
 	RBH_DEFERRED_SPLIT,	/* split at depth *@arg: look at both halves */
 	RBH_DEFERRED_GROW,	/* double the table, of depth *@arg, first */
-	RBH_DEFERRED_STEPS,	/* split it at depth *@arg in steps */
 	RBH_DEFERRED_REFILL,	/* allocate *@arg spares first */
 };
 
 /*
- * For the work, with RBH_NOWAIT_RESIZE: split the bucket holding @key as
- * the insertion that handed it over would have, if it is still full or
- * chained and a split would divide its keys.
+ * For the work: split the bucket holding @key as the insertion that
+ * handed it over (@asked) would have, if it is still full or chained and
+ * a split would divide its keys.
  */
 static enum rbh_deferred rbh_split_deferred(struct rbh *rbh, u32 key,
+					    bool asked,
 					    struct rbh_spares *spares,
 					    unsigned int *arg)
 {
 	enum rbh_deferred ret = RBH_DEFERRED_DONE;
 	struct rbh_bucket *bucket;
-	unsigned int depth, d;
+	unsigned int depth, d, needed;
 
 	spin_lock(&rbh->rbh_resize_lock);
 	rcu_read_lock();
@@ -2492,20 +2083,28 @@ static enum rbh_deferred rbh_split_deferred(struct rbh *rbh, u32 key,
 	    d == 32 || rbh_first_difference(bucket, key) != d) {
 		goto unlock;
 	} else if (d == depth) {
-		if (!rbh_may_grow(rbh, depth, bucket))
+		/*
+		 * An insertion asked under the limits of rbh_may_grow(),
+		 * the higher one if it found the chain full, which may be a
+		 * bucket longer now.  A half or a bucket the walk found keeps
+		 * to the lower one, so that keys crowded into one range do
+		 * not inflate the table.
+		 */
+		if (!rbh_may_grow(rbh, depth,
+				  asked && rbh_chain_overflowed(bucket)))
 			goto unlock;
 		*arg = depth;
 		ret = RBH_DEFERRED_GROW;
-	} else if (rbh_needs_steps(bucket, d)) {
-		*arg = d;
-		ret = RBH_DEFERRED_STEPS;
-	} else if (spares->nr < rbh_split_needs(bucket, key)) {
-		*arg = rbh_split_needs(bucket, key);
-		ret = RBH_DEFERRED_REFILL;
 	} else {
+		needed = rbh_split_needs(bucket, key);
+		if (spares->nr < needed) {
+			*arg = needed;
+			ret = RBH_DEFERRED_REFILL;
+			goto unlock;
+		}
 		*arg = d;
 		/* Which unlocks it */
-		rbh_split(rbh, bucket, key, spares, 0);
+		rbh_split(rbh, bucket, key, spares);
 		WRITE_ONCE(rbh->rbh_splits, rbh->rbh_splits + 1);
 		ret = RBH_DEFERRED_SPLIT;
 		goto out;
@@ -2525,38 +2124,40 @@ out:
 #define RBH_DEFERRED_ROUNDS	(3 * RBH_MAX_DEPTH)
 
 /*
- * For the work, with RBH_NOWAIT_RESIZE: the splits of the buckets holding
- * @keys that insertions handed over.  Each bucket is split, and the table
- * doubled as each split needs; then both halves of each split, and
- * theirs, up to 32 halves deep.  A key that still needs a split after
- * RBH_DEFERRED_ROUNDS tries, or whose split gave up (-EBUSY), is left to
- * the next insertion that finds its bucket full.  *@grew is set if the
- * table doubled, which no halving may undo in the same run of the work:
- * the bucket that needed it may not have split (its removals, or a
- * failed allocation).
+ * For the work: the splits of the buckets holding @keys, which
+ * insertions handed over if @asked, or the walk found.  Each bucket is split, and the table doubled as each split
+ * needs; then both halves of each split, and theirs, up to 32 halves
+ * deep.  A key that still needs a split after RBH_DEFERRED_ROUNDS tries
+ * is left to the next insertion that finds its bucket full.  *@grew is
+ * set if the table doubled, which no halving may undo in the same run of
+ * the work: the bucket that needed it may not have split (its removals,
+ * or a failed allocation).
  * Return: 0, or -ENOMEM if an allocation failed: the rest is left to
  * later insertions rather than tried while memory is short.
  */
 static int rbh_resize_deferred(struct rbh *rbh, const u32 *keys,
-			       unsigned int nr, bool *grew)
+			       unsigned int nr, bool asked, bool *grew)
 {
 	struct rbh_spares spares = { };
 	/* The other halves of the splits made, still to look at */
 	u32 halves[32], key;
 	unsigned int i, n, arg, tries;
 	enum rbh_deferred todo;
+	bool split;
 	int err = 0;
 
-	for (i = 0; i < nr && err != -ENOMEM; i++) {
+	for (i = 0; i < nr && !err; i++) {
 		key = keys[i];
 		n = 0;
 		tries = 0;
+		split = false;
 		for (;;) {
 			err = 0;
 			todo = RBH_DEFERRED_DONE;
 			if (tries++ < RBH_DEFERRED_ROUNDS)
-				todo = rbh_split_deferred(rbh, key, &spares,
-							  &arg);
+				todo = rbh_split_deferred(rbh, key,
+							  asked && !split,
+							  &spares, &arg);
 			if (todo == RBH_DEFERRED_DONE) {
 				if (!n)
 					break;
@@ -2565,39 +2166,31 @@ static int rbh_resize_deferred(struct rbh *rbh, const u32 *keys,
 				continue;
 			}
 			if (todo == RBH_DEFERRED_GROW) {
-				err = rbh_grow(rbh, arg, false);
+				err = rbh_grow(rbh, arg);
 				if (!err)
 					*grew = true;
 			}
-			if (todo == RBH_DEFERRED_STEPS) {
-				mutex_lock(&rbh->rbh_resize_mutex);
-				err = rbh_split_steps(rbh, key, &spares,
-						      GFP_KERNEL | __GFP_NOWARN);
-				mutex_unlock(&rbh->rbh_resize_mutex);
-				if (!err)
-					todo = RBH_DEFERRED_SPLIT;
-			}
 			/* A split at depth d divides keys at bit 31 - d */
+			if (todo == RBH_DEFERRED_SPLIT)
+				split = true;
 			if (todo == RBH_DEFERRED_SPLIT && n < ARRAY_SIZE(halves))
 				halves[n++] = key ^ BIT(31 - arg);
 			if (todo == RBH_DEFERRED_REFILL)
 				err = rbh_spares_fill(rbh, &spares, arg, 0,
 						      GFP_KERNEL | __GFP_NOWARN);
-			if (err == -ENOMEM)
-				break;
 			if (err)
-				tries = RBH_DEFERRED_ROUNDS;
+				break;
 			cond_resched();
 		}
 	}
 	rbh_spares_free(&spares);
-	return err == -ENOMEM ? err : 0;
+	return err;
 }
 
 /*
- * For the work, with RBH_NOWAIT_RESIZE, once it has doubled the table:
- * split every chained bucket shallower than the table, doubling
- * the table again if a split needs it (rbh_resize_deferred()).
+ * For the work, once it has doubled the table: split every chained
+ * bucket shallower than the table, doubling the table again if a split
+ * needs it (rbh_resize_deferred()).
  * Insertions chained their entries there while the table was too small,
  * and would split it only when they next find it full; after a burst of
  * them, nothing else would.  The walk goes by key, as rbh_shrink_walk()
@@ -2637,25 +2230,26 @@ static int rbh_split_walk(struct rbh *rbh, bool *grew)
 		rcu_read_unlock();
 		/* Which splits both halves, and theirs */
 		if (split)
-			err = rbh_resize_deferred(rbh, &key, 1, grew);
+			err = rbh_resize_deferred(rbh, &key, 1, false, grew);
 		pos = round_up(pos + 1, BIT_ULL(32 - d));
 	}
 	return err;
 }
 
 /*
- * The work of a rosebush.  With RBH_NOWAIT_RESIZE, first the splits and
- * doublings that insertions handed over, and after a doubling the walk
- * for the chains it left (rbh_split_walk()).  Then the shrinking: fold
- * and merge the buckets whose keys removals handed over (or all of them,
- * if too many were), then halve the table as far as it will go.  After
- * halvings, which let merges refused for being too shallow
- * (rbh_merge_floor()) go ahead and make buckets as deep as the table that
- * may merge (rbh_looks_at_buddy()), walk and halve again; walk too once
- * merges have made the table too large for its buckets (rbh_walk_due()).
- * A fold or a
- * merge holds the resize lock for a bounded time, and a halving for one
- * step at a time (rbh_resize_steps()).
+ * The work of a rosebush, the only thread that resizes its table.  First
+ * the splits and doublings that insertions handed over, and after a
+ * doubling the walk for the chains it left (rbh_split_walk()).  Then the
+ * shrinking: fold and merge the buckets whose keys removals handed over
+ * (or all of them, if too many were), then halve the table as far as it
+ * will go.  After halvings, which let merges refused for being too
+ * shallow (rbh_merge_floor()) go ahead and make buckets as deep as the
+ * table that may merge (rbh_looks_at_buddy()), walk and halve again; walk
+ * too once merges have made the table too large for its buckets
+ * (rbh_walk_due()).  A split, a fold or a merge holds the resize lock for
+ * one bucket, and a grow or a halving for one step at a time
+ * (rbh_resize_steps()).  A work item never runs twice at once, so no two
+ * resizes do.
  */
 static void rbh_shrink_worker(struct work_struct *work)
 {
@@ -2673,13 +2267,14 @@ static void rbh_shrink_worker(struct work_struct *work)
 	WRITE_ONCE(rbh->rbh_shrink_halve, false);
 	split_nr = rbh->rbh_split_nr;
 	memcpy(split_keys, rbh->rbh_split_keys, sizeof(split_keys));
-	rbh->rbh_split_nr = 0;
+	WRITE_ONCE(rbh->rbh_split_nr, 0);
 	spin_unlock(&rbh->rbh_shrink_lock);
 	/* Pairs with smp_mb() in rbh_shrink_later() */
 	smp_mb();
 
 	if (split_nr)
-		err = rbh_resize_deferred(rbh, split_keys, split_nr, &grew);
+		err = rbh_resize_deferred(rbh, split_keys, split_nr, true,
+					  &grew);
 	/* A walk that doubles the table again walks it again */
 	again = grew;
 	while (again && !err) {
@@ -2702,7 +2297,7 @@ static void rbh_shrink_worker(struct work_struct *work)
 							 rbh->rbh_gfp) : NULL;
 			spin_lock(&rbh->rbh_resize_lock);
 			rcu_read_lock();
-			rbh_shrink_locked(rbh, keys[i], &spare, true);
+			rbh_shrink_locked(rbh, keys[i], &spare);
 			rcu_read_unlock();
 			spin_unlock(&rbh->rbh_resize_lock);
 			kfree(spare);
@@ -2773,7 +2368,6 @@ static void rbh_remove_entry(struct rbh_bucket *primary,
 	u32 *filter;
 
 	rbh_clear_entry(pos->bucket, pos->group, pos->index);
-	rbh_changed(primary);
 	if (!tidy)
 		return;
 	if (pos->bucket != primary) {
@@ -2794,9 +2388,8 @@ static void rbh_remove_entry(struct rbh_bucket *primary,
 /*
  * Does a removal from the home group of the locked @primary end there,
  * the table's halving aside?  Not if the bucket must then look at its
- * buddy (rbh_looks_at_buddy()), nor if it must count down a merge hold
- * (rbh_merge_likely()), nor if it has a chain that may fold.  The caller
- * holds the RCU read lock.
+ * buddy (rbh_looks_at_buddy()), nor if it has a chain that may fold.  The
+ * caller holds the RCU read lock.
  */
 static bool rbh_remove_ends_home(const struct rbh *rbh,
 				 const struct rbh_bucket *primary)
@@ -2810,8 +2403,6 @@ static bool rbh_remove_ends_home(const struct rbh *rbh,
 		if (rbh_looks_at_buddy(rbh, primary->h.depth, depth, count))
 			return false;
 	}
-	if (primary->h.hold)
-		return false;
 	return !rcu_access_pointer(primary->h.chain);
 }
 
@@ -2842,7 +2433,7 @@ int rbh_remove(struct rbh *rbh, u32 hash, void *p)
 	bool fold, merge;
 
 	rcu_read_lock();
-	if (!rbh_lock_bucket(rbh, key, NULL, &primary)) {
+	if (!rbh_lock_bucket(rbh, key, &primary)) {
 		rcu_read_unlock();
 		return -ENOENT;
 	}
@@ -2859,7 +2450,6 @@ int rbh_remove(struct rbh *rbh, u32 hash, void *p)
 		if (!rbh_remove_ends_home(rbh, primary))
 			break;
 		rbh_clear_entry(primary, home, i);
-		rbh_changed(primary);
 		spin_unlock(&primary->h.lock);
 		rcu_read_unlock();
 		rbh_removed(rbh, key, 0, false, false);
@@ -2910,14 +2500,13 @@ int rbh_use(struct rbh *rbh, u32 hash, void *p)
 	if (!p)
 		return -EINVAL;
 	rcu_read_lock();
-	if (!rbh_lock_bucket(rbh, key, NULL, &primary)) {
+	if (!rbh_lock_bucket(rbh, key, &primary)) {
 		rcu_read_unlock();
 		return -ENOENT;
 	}
 	if (rbh_find_entry(primary, key, NULL, &pos)) {
 		/* Pairs with rbh_dereference() of the slot in a walk */
 		rcu_assign_pointer(rbh_slots(pos.bucket, pos.group)[pos.index], p);
-		rbh_changed(primary);
 		err = 0;
 	}
 	spin_unlock(&primary->h.lock);
@@ -3181,7 +2770,7 @@ void rbh_iter_lock(struct rbh_iter *rbhi)
 	rbhi->key = rbh_key(rbhi->hash);
 	rbhi->no_table = false;
 	for (;;) {
-		if (rbh_lock_bucket(rbh, rbhi->key, NULL, &rbhi->locked))
+		if (rbh_lock_bucket(rbh, rbhi->key, &rbhi->locked))
 			break;
 		if (rbh_lock_tableless(rbh)) {
 			rbhi->no_table = true;
@@ -3267,7 +2856,6 @@ bool rbh_iter_replace(struct rbh_iter *rbhi, void *p, void *new)
 		return false;
 	/* Pairs with rbh_dereference() of the slot in a walk */
 	rcu_assign_pointer(rbh_slots(pos.bucket, pos.group)[pos.index], new);
-	rbh_changed(rbhi->locked);
 	return true;
 }
 EXPORT_SYMBOL_GPL(rbh_iter_replace);
@@ -3303,7 +2891,6 @@ int rbh_iter_use(struct rbh_iter *rbhi, void *p)
 		return -ENOENT;
 	/* Pairs with rbh_dereference() of the slot in a walk */
 	rcu_assign_pointer(rbh_slots(pos.bucket, pos.group)[pos.index], p);
-	rbh_changed(rbhi->locked);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(rbh_iter_use);
@@ -3389,11 +2976,9 @@ void __rbh_init(struct rbh *rbh, unsigned int flags,
 		rbh->rbh_gfp |= __GFP_RECLAIMABLE;
 	spin_lock_init(&rbh->rbh_resize_lock);
 	spin_lock_init(&rbh->rbh_shrink_lock);
-	mutex_init(&rbh->rbh_resize_mutex);
 #ifdef CONFIG_LOCKDEP
 	lockdep_set_class(&rbh->rbh_resize_lock, &keys->resize_lock);
 	lockdep_set_class(&rbh->rbh_shrink_lock, &keys->shrink_lock);
-	lockdep_set_class(&rbh->rbh_resize_mutex, &keys->resize_mutex);
 	rbh->rbh_lock_keys = keys;
 #endif
 }
@@ -3536,7 +3121,6 @@ void rbh_stats(struct rbh *rbh, struct rbh_stats *stats)
 	stats->grows = READ_ONCE(rbh->rbh_grows);
 	stats->shrinks = READ_ONCE(rbh->rbh_shrinks);
 	stats->splits = READ_ONCE(rbh->rbh_splits);
-	stats->contention_splits = READ_ONCE(rbh->rbh_contention_splits);
 	stats->merges = READ_ONCE(rbh->rbh_merges);
 
 	rcu_read_lock();
@@ -3585,9 +3169,11 @@ static void rbh_free_all(struct rbh *rbh,
 
 	if (!rbh_table_peek(rbh))
 		return;
-	/* No removal may queue the work now: the caller owns the rosebush */
+	/*
+	 * The caller owns the rosebush: no insertion or removal may queue
+	 * the work now, and with it done, no resize is running
+	 */
 	cancel_work_sync(&rbh->rbh_shrink_work);
-	/* Nor may an insertion be growing the table */
 	WARN_ON_ONCE(rbh->rbh_future_table);
 	rbh_check_idle(&rbh->rbh_resize_lock);
 	rbh_check_idle(&rbh->rbh_shrink_lock);

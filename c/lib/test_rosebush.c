@@ -146,8 +146,8 @@ static bool rbh_test_has_table(struct rbh *rbh)
 }
 
 /*
- * Wait for the shrink work that removals queue, so that what it folds,
- * merges and halves shows in a snapshot.  A rosebush sets the work up
+ * Wait for the shrink work that insertions and removals queue, so that
+ * what it grows, splits, folds, merges and halves shows in a snapshot.  A rosebush sets the work up
  * with its first table.
  */
 static void rbh_test_settle(struct rbh *rbh)
@@ -247,8 +247,7 @@ static unsigned int rbh_test_capacity(struct kunit *test, struct rbh *rbh,
 /* How often the shape of the rosebush has changed. */
 static unsigned long rbh_test_resizes(const struct rbh_stats *st)
 {
-	return st->grows + st->shrinks + st->splits + st->contention_splits +
-	       st->merges;
+	return st->grows + st->shrinks + st->splits + st->merges;
 }
 
 static void rbh_test_print_stats(struct kunit *test, const char *what,
@@ -275,9 +274,8 @@ static void rbh_test_print_stats(struct kunit *test, const char *what,
 	kunit_info(test, "%s: mean occupancy %lu%%, occupancy[0..%u]:%s\n",
 		   what, mean, st->bucket_capacity, hist);
 	kunit_info(test,
-		   "%s: %lu grows, %lu shrinks, %lu splits, %lu contention splits, %lu merges\n",
-		   what, st->grows, st->shrinks, st->splits,
-		   st->contention_splits, st->merges);
+		   "%s: %lu grows, %lu shrinks, %lu splits, %lu merges\n",
+		   what, st->grows, st->shrinks, st->splits, st->merges);
 }
 
 /*
@@ -1538,6 +1536,8 @@ static void rbh_test_build(struct kunit *test, struct rbh *rbh,
 		KUNIT_ASSERT_EQ(test, rbh_reserve(rbh, 3 * i + 1), 0);
 	if (shape->shared_split)
 		rbh_test_split_shared(test, rbh, objs, n, st);
+	/* The shape once the work has made the splits handed to it */
+	rbh_test_settle(rbh);
 	if (!shape->remove_all)
 		return;
 
@@ -1909,11 +1909,13 @@ static void rbh_alloc_fail_first_insert(struct kunit *test)
 }
 
 /*
- * An insertion that must double the table, when the new table cannot be
- * allocated, stores its entry in an overflow chain: it succeeds, without
- * a warning from the allocator, and the table keeps its size.  Once the
- * allocator works again, the table doubles again.  Tables of every
- * depth fail, so this is also a rosebush at RBH_MAX_DEPTH.
+ * An insertion that needs the table to double stores its entry in an
+ * overflow chain and hands the doubling to the work.  When the work
+ * cannot allocate the new table (here the work runs in the case's thread,
+ * where the allocation fails), the insertions still succeed, the
+ * allocator does not warn, and the table keeps its size.  Once the
+ * allocator works again, the table doubles again.  Tables of every depth
+ * fail, so this is also a rosebush at RBH_MAX_DEPTH.
  */
 static void rbh_alloc_fail_grow(struct kunit *test)
 {
@@ -1927,20 +1929,24 @@ static void rbh_alloc_fail_grow(struct kunit *test)
 
 	rbh_test_faults_init(test);
 	cap = rbh_test_capacity(test, rbh, before);
-	set = rbh_test_set_new(test, rbh, 64 * cap);
+	set = rbh_test_set_new(test, rbh, 1024 * cap);
 	rbh_test_set_fill(set, RBH_TEST_RANDOM);
 	KUNIT_ASSERT_EQ(test, rbh_test_set_insert(set, i++), 0);
 
 	for (event = 0; event < 3; event++) {
-		f = rbh_test_fault_arm(test, RBH_TEST_TABLE, 0);
 		rbh_test_stats(test, rbh, before);
+		rbh_test_shrink_off(test, rbh);
 		/* Twice the entries the table's buckets could hold */
 		n = min(set->max, i + 2 * before->table_slots * cap);
 		for (; i < n; i++)
 			KUNIT_ASSERT_EQ_MSG(test, rbh_test_set_insert(set, i), 0,
 					    "entry %lu, no table to grow into", i);
+		f = rbh_test_fault_arm(test, RBH_TEST_TABLE, 0);
+		rbh_test_shrink_here(test, rbh);
 		rbh_test_fault_disarm(test);
 		rbh_test_stats(test, rbh, after);
+		kunit_info(test, "event %u: %lu table slots, %lu entries\n",
+			   event, after->table_slots, after->entries);
 		KUNIT_ASSERT_GT_MSG(test, f->failed, 0U,
 				    "no insertion needed a bigger table");
 		KUNIT_EXPECT_EQ(test, f->warned, 0U);
@@ -1950,10 +1956,16 @@ static void rbh_alloc_fail_grow(struct kunit *test)
 				before->overflow_buckets);
 		rbh_test_check_set(test, set);
 
-		/* The allocator works again: the table doubles again */
+		/*
+		 * The allocator works again: the table doubles again, once
+		 * an insertion asks (the work runs here, so that what it
+		 * does does not depend on when a worker runs)
+		 */
 		do {
 			KUNIT_ASSERT_LT(test, i, set->max);
+			rbh_test_shrink_off(test, rbh);
 			KUNIT_ASSERT_EQ(test, rbh_test_set_insert(set, i++), 0);
+			rbh_test_shrink_here(test, rbh);
 			rbh_test_stats(test, rbh, before);
 		} while (before->grows == after->grows);
 	}
@@ -2081,10 +2093,17 @@ static void rbh_crowded_keys(struct kunit *test)
 	rbh_test_racer_ran = false;
 	kunit_activate_static_stub(test, rbh_alloc_table,
 				   rbh_test_grow_then_fail_stub);
-	for (i = n; !rbh_test_racer_ran; i++) {
-		KUNIT_ASSERT_LT(test, i, set->max);
-		KUNIT_ASSERT_EQ_MSG(test, rbh_test_set_insert(set, i), 0,
-				    "entry %lu, no buckets for a grow's splits", i);
+	/* The work runs here, where the stub applies, until it grows */
+	for (i = n; !rbh_test_racer_ran;) {
+		rbh_test_shrink_off(test, rbh);
+		while (!READ_ONCE(rbh->rbh_split_nr)) {
+			KUNIT_ASSERT_LT(test, i, set->max);
+			KUNIT_ASSERT_EQ_MSG(test, rbh_test_set_insert(set, i), 0,
+					    "entry %lu, no buckets for a grow's splits",
+					    i);
+			i++;
+		}
+		rbh_test_shrink_here(test, rbh);
 	}
 	f = &((struct rbh_test_faults *)test->priv)->site[RBH_TEST_BUCKET];
 	rbh_test_fault_disarm(test);
@@ -2099,6 +2118,7 @@ static void rbh_crowded_keys(struct kunit *test)
 	while (READ_ONCE(rbh->rbh_grows) == grows) {
 		KUNIT_ASSERT_LT(test, i, set->max);
 		KUNIT_ASSERT_EQ(test, rbh_test_set_insert(set, i++), 0);
+		rbh_test_settle(rbh);
 	}
 	rbh_test_stats(test, rbh, after);
 	KUNIT_EXPECT_GE(test, after->table_slots, 2 * before->table_slots);
@@ -2116,6 +2136,9 @@ out:
  * the two new buckets only, however long the chain, and the chain's
  * entries are all still found (the grows that keep splitting such a
  * bucket, see rbh_crowded_keys(), would otherwise copy it each time).
+ * The bucket holds one other key, so that it splits once full, and the
+ * flood goes on into its chain; the work, run in the case's thread to
+ * count its allocations, doubles the table and splits it.
  */
 static void rbh_split_hands_over_chain(struct kunit *test)
 {
@@ -2130,16 +2153,18 @@ static void rbh_split_hands_over_chain(struct kunit *test)
 	rbh_test_faults_init(test);
 	cap = rbh_test_capacity(test, rbh, before);
 	n = 4 * cap;
+	/* Differs from the flood's key at the bit below its bucket's prefix */
+	other = rbh_test_hash_of_key(rbh_key(RBH_TEST_FLOOD) ^ BIT(30));
+	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, other, rbh_test_ptr(n)), 0);
+	rbh_test_shrink_off(test, rbh);
 	for (i = 0; i < n; i++)
 		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, RBH_TEST_FLOOD,
 						 rbh_test_ptr(i)), 0);
 	rbh_test_stats(test, rbh, before);
 	KUNIT_ASSERT_GE(test, before->overflow_buckets, 2UL);
 
-	/* Differs from the flood's key at the bit below its bucket's prefix */
-	other = rbh_test_hash_of_key(rbh_key(RBH_TEST_FLOOD) ^ BIT(30));
 	f = rbh_test_fault_arm(test, RBH_TEST_BUCKET, UINT_MAX);
-	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, other, rbh_test_ptr(n)), 0);
+	rbh_test_shrink_here(test, rbh);
 	rbh_test_fault_disarm(test);
 	rbh_test_stats(test, rbh, after);
 	KUNIT_EXPECT_EQ(test, after->splits, before->splits + 1);
@@ -2164,30 +2189,8 @@ static void rbh_split_hands_over_chain(struct kunit *test)
  * whose keys have the top bit clear and differ below it fill bucket 0 of
  * a table of two slots and go on into its overflow chain; the split at
  * the next bit, once the table may grow, divides the chain between the
- * halves.  A chain longer than 8 buckets (RBH_SPLIT_CHAIN_MAX) is copied
- * in steps: the primary bucket and 8 overflow buckets under the first
- * hold of the bucket lock, 8 under each hold after, and the halves are
- * published under one more.  Before each hold comes a pause
- * (rbh_split_pause(), redirected here to count them and to change the
- * bucket meanwhile).  The insertion that splits the bucket goes on
- * splitting the half its key picks while that is full: first_pauses
- * counts the pauses of the first split only.
+ * halves.
  */
-#define RBH_TEST_CHAIN_STEP	8
-
-struct rbh_test_pauses {
-	struct rbh_test_faults faults;	/* first: test->priv for both */
-	unsigned long splits;	/* rbh_splits before the first split */
-	unsigned int pauses;
-	unsigned int first_pauses;
-	/* Called at each pause, after counting it, to change the bucket */
-	void (*meddle)(struct kunit *test, struct rbh *rbh,
-		       struct rbh_test_pauses *tp);
-	unsigned int at;	/* the pause at which meddle() acts */
-	unsigned long next;	/* the next entry meddle() removes */
-	unsigned int done;	/* changes meddle() made */
-};
-
 static u32 rbh_test_chain_key(unsigned long i)
 {
 	return (u32)(i * GOLDEN_RATIO_32) & ~BIT(31);
@@ -2198,376 +2201,61 @@ static u32 rbh_test_chain_hash(unsigned long i)
 	return rbh_test_hash_of_key(rbh_test_chain_key(i));
 }
 
-static void rbh_test_pause_stub(struct rbh *rbh)
-{
-	struct kunit *test = kunit_get_current_test();
-	struct rbh_test_pauses *tp = test->priv;
-
-	tp->pauses++;
-	if (READ_ONCE(rbh->rbh_splits) == tp->splits)
-		tp->first_pauses++;
-	if (tp->meddle)
-		tp->meddle(test, rbh, tp);
-}
-
-/* Count the pauses of splits in steps in @tp, which may be embedded */
-static void rbh_test_pauses_watch(struct kunit *test,
-				  struct rbh_test_pauses *tp)
-{
-	test->priv = tp;
-	kunit_activate_static_stub(test, rbh_split_pause, rbh_test_pause_stub);
-}
-
-static struct rbh_test_pauses *rbh_test_pauses_init(struct kunit *test)
-{
-	struct rbh_test_pauses *tp = kunit_kzalloc(test, sizeof(*tp),
-						   GFP_KERNEL);
-
-	KUNIT_ASSERT_NOT_NULL(test, tp);
-	rbh_test_pauses_watch(test, tp);
-	return tp;
-}
-
-/* Fill bucket 0 with entries 0 to @n - 1 (see above). */
+/*
+ * Fill bucket 0 with entries 0 to @n - 1 (see above), with the work off,
+ * so that it cannot grow the table: rbh_test_shrink_here() must follow.
+ */
 static void rbh_test_dividing_chain(struct kunit *test, struct rbh *rbh,
 				    unsigned long n, struct rbh_stats *st)
 {
-	struct rbh_test_fault *f;
 	unsigned long i;
 
 	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_chain_hash(0),
 					 rbh_test_ptr(0)), 0);
-	f = rbh_test_fault_arm(test, RBH_TEST_TABLE, 0);
+	rbh_test_shrink_off(test, rbh);
 	for (i = 1; i < n; i++)
 		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_chain_hash(i),
 						 rbh_test_ptr(i)), 0);
-	rbh_test_fault_disarm(test);
-	KUNIT_EXPECT_GT(test, f->failed, 0U);
+	KUNIT_EXPECT_GT(test, READ_ONCE(rbh->rbh_split_nr), 0U);
 	rbh_test_stats(test, rbh, st);
 	KUNIT_ASSERT_EQ(test, st->table_slots, 2UL);
-	KUNIT_ASSERT_GT(test, st->overflow_buckets,
-			4UL * RBH_TEST_CHAIN_STEP);
+	KUNIT_ASSERT_GT(test, st->overflow_buckets, 32UL);
 }
 
-/* The holds of the bucket lock that copy the chain of @st's bucket 0 */
-static unsigned int rbh_test_chain_holds(const struct rbh_stats *st)
-{
-	return DIV_ROUND_UP(st->overflow_buckets, RBH_TEST_CHAIN_STEP);
-}
-
-/*
- * Each of entries 0 to @n - 1 is found once under its own pointer, or not
- * at all if it is in @gone.
- */
+/* Each of entries 0 to @n - 1 is found once under its own pointer. */
 static void rbh_test_check_chain(struct kunit *test, struct rbh *rbh,
-				 unsigned long n, const unsigned long *gone,
-				 unsigned int nr_gone)
+				 unsigned long n)
 {
-	unsigned long i, found, expected;
-	unsigned int j;
+	unsigned long i, found;
 
 	for (i = 0; i < n; i++) {
-		expected = 1;
-		for (j = 0; j < nr_gone; j++)
-			if (gone[j] == i)
-				expected = 0;
 		found = rbh_test_count(rbh, rbh_test_chain_hash(i),
 				       rbh_test_ptr(i), NULL);
-		KUNIT_EXPECT_EQ_MSG(test, found, expected, "entry %lu", i);
+		KUNIT_EXPECT_EQ_MSG(test, found, 1UL, "entry %lu", i);
 	}
 }
 
 /*
- * A split divides a long chain in steps, a hold of the bucket lock per 8
- * overflow buckets, and every entry is still found once.
+ * The work, which an insertion into the full bucket 0 handed its split
+ * to, doubles the table and divides the long chain between the halves,
+ * and every entry is still found once.
  */
 static void rbh_split_long_chain(struct kunit *test)
 {
 	struct rbh *rbh = rbh_test_new(test);
 	struct rbh_stats *before = rbh_test_stats_alloc(test);
 	struct rbh_stats *after = rbh_test_stats_alloc(test);
-	struct rbh_test_pauses *tp = rbh_test_pauses_init(test);
 	unsigned long n = 40 * rbh_test_capacity(test, rbh, before);
 
 	rbh_test_dividing_chain(test, rbh, n, before);
-	KUNIT_EXPECT_EQ(test, tp->pauses, 0U);
-	tp->splits = before->splits;
 	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_chain_hash(n),
 					 rbh_test_ptr(n)), 0);
+	rbh_test_shrink_here(test, rbh);
 	rbh_test_stats(test, rbh, after);
 	KUNIT_EXPECT_GT(test, after->splits, before->splits);
-	KUNIT_EXPECT_EQ_MSG(test, tp->first_pauses,
-			    rbh_test_chain_holds(before) + 1,
-			    "holds of the lock to divide a chain of %lu",
-			    before->overflow_buckets);
-	rbh_test_check_chain(test, rbh, n + 1, NULL, 0);
-	rbh_test_destroy(test, rbh);
-}
-
-/*
- * The changes a split in steps must see between its holds.  Entry 0 went
- * into the primary bucket first, and entry 1 second; the changes are
- * made on entries that the copy already holds.
- */
-enum rbh_test_change {
-	RBH_TEST_REMOVE,	/* rbh_remove() entry 0 */
-	RBH_TEST_REMOVE_LAST,	/* the same, after the last copying step */
-	RBH_TEST_USE,		/* rbh_use() a slot reserved before */
-	RBH_TEST_ITER_USE,	/* the same with rbh_iter_use() */
-	RBH_TEST_REPLACE,	/* rbh_iter_replace() entry 1's pointer */
-	RBH_TEST_REFILL,	/* remove entry 0, then insert into its room */
-};
-
-struct rbh_test_change_param {
-	enum rbh_test_change change;
-	const char *name;
-};
-
-static const struct rbh_test_change_param rbh_test_changes[] = {
-	{ RBH_TEST_REMOVE, "a removal" },
-	{ RBH_TEST_REMOVE_LAST, "a removal before the halves are published" },
-	{ RBH_TEST_USE, "rbh_use()" },
-	{ RBH_TEST_ITER_USE, "rbh_iter_use()" },
-	{ RBH_TEST_REPLACE, "rbh_iter_replace()" },
-	{ RBH_TEST_REFILL, "an insertion into the primary bucket" },
-};
-
-KUNIT_ARRAY_PARAM_DESC(rbh_test_changes, rbh_test_changes, name);
-
-/* The hash and the pointer of the extra entry for @change */
-static void rbh_test_change_entry(enum rbh_test_change change,
-				  unsigned long n, u32 *hash, void **p)
-{
-	unsigned long i = n + 1 + change;
-
-	*hash = rbh_test_chain_hash(i);
-	*p = rbh_test_ptr(i);
-}
-
-static void rbh_test_change(struct kunit *test, struct rbh *rbh,
-			    struct rbh_test_pauses *tp)
-{
-	const struct rbh_test_change_param *param = test->param_value;
-	void *p, *q;
-	u32 hash;
-
-	rbh_test_change_entry(param->change, tp->next, &hash, &q);
-	if (param->change == RBH_TEST_REFILL && tp->pauses == 1) {
-		/* Before the first step: the copy sees the room */
-		KUNIT_EXPECT_EQ(test, rbh_remove(rbh, rbh_test_chain_hash(0),
-						 rbh_test_ptr(0)), 0);
-		return;
-	}
-	if (tp->pauses != tp->at)
-		return;
-	tp->done++;
-	switch (param->change) {
-	case RBH_TEST_REMOVE:
-	case RBH_TEST_REMOVE_LAST:
-		KUNIT_EXPECT_EQ(test, rbh_remove(rbh, rbh_test_chain_hash(0),
-						 rbh_test_ptr(0)), 0);
-		break;
-	case RBH_TEST_USE:
-		KUNIT_EXPECT_EQ(test, rbh_use(rbh, hash, q), 0);
-		break;
-	case RBH_TEST_ITER_USE: {
-		RBH_ITER(iter, rbh, hash);
-
-		rbh_iter_lock(&iter);
-		KUNIT_EXPECT_EQ(test, rbh_iter_use(&iter, q), 0);
-		rbh_iter_unlock(&iter);
-		break;
-	}
-	case RBH_TEST_REPLACE: {
-		RBH_ITER(iter, rbh, rbh_test_chain_hash(1));
-
-		rbh_iter_lock(&iter);
-		while ((p = rbh_next(&iter)) && p != rbh_test_ptr(1))
-			;
-		KUNIT_EXPECT_TRUE(test, p && rbh_iter_replace(&iter, p, q));
-		rbh_iter_unlock(&iter);
-		break;
-	}
-	case RBH_TEST_REFILL:
-		/* Its key is in bucket 0's range, which has room for it */
-		KUNIT_EXPECT_EQ(test, rbh_insert(rbh, hash, q), 0);
-		break;
-	}
-}
-
-/*
- * A change to the bucket between two steps of the split makes the copy
- * stale: it is dropped at the next hold, or when the halves are about to
- * be published, and made again, so that the split shows the change.
- */
-static void rbh_split_long_chain_changes(struct kunit *test)
-{
-	const struct rbh_test_change_param *param = test->param_value;
-	struct rbh *rbh = rbh_test_new(test);
-	struct rbh_stats *before = rbh_test_stats_alloc(test);
-	struct rbh_stats *after = rbh_test_stats_alloc(test);
-	struct rbh_test_pauses *tp = rbh_test_pauses_init(test);
-	unsigned long n = 40 * rbh_test_capacity(test, rbh, before);
-	unsigned long gone[1];
-	unsigned int holds, nr_gone = 0;
-	void *q;
-	u32 hash;
-
-	rbh_test_dividing_chain(test, rbh, n, before);
-	rbh_test_change_entry(param->change, n, &hash, &q);
-	if (param->change == RBH_TEST_USE ||
-	    param->change == RBH_TEST_ITER_USE) {
-		/* Into the chain, like the entries before it */
-		rbh_test_fault_arm(test, RBH_TEST_TABLE, 0);
-		KUNIT_ASSERT_EQ(test, rbh_reserve(rbh, hash), 0);
-		rbh_test_fault_disarm(test);
-		rbh_test_stats(test, rbh, before);
-	}
-	holds = rbh_test_chain_holds(before);
-	tp->splits = before->splits;
-	tp->meddle = rbh_test_change;
-	tp->at = param->change == RBH_TEST_REMOVE_LAST ? holds + 1 : 2;
-	tp->next = n;
-	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_chain_hash(n),
-					 rbh_test_ptr(n)), 0);
-	KUNIT_EXPECT_EQ(test, tp->done, 1U);
-	rbh_test_stats(test, rbh, after);
-	KUNIT_EXPECT_GT(test, after->splits, before->splits);
-	/* The stale copy went no further than the next hold */
-	KUNIT_EXPECT_EQ(test, tp->first_pauses, tp->at + holds + 1);
-
-	/* Entry 0 was removed, or entry 1's pointer replaced by @q */
-	if (param->change == RBH_TEST_REPLACE)
-		gone[nr_gone++] = 1;
-	else if (param->change != RBH_TEST_USE &&
-		 param->change != RBH_TEST_ITER_USE)
-		gone[nr_gone++] = 0;
-	if (param->change == RBH_TEST_REPLACE)
-		hash = rbh_test_chain_hash(1);
-	if (param->change != RBH_TEST_REMOVE &&
-	    param->change != RBH_TEST_REMOVE_LAST)
-		KUNIT_EXPECT_EQ(test, rbh_test_count(rbh, hash, q, NULL), 1UL);
-	rbh_test_check_chain(test, rbh, n + 1, gone, nr_gone);
-	rbh_test_destroy(test, rbh);
-}
-
-/* Remove the next entry at every pause */
-static void rbh_test_remove_each_pause(struct kunit *test, struct rbh *rbh,
-				       struct rbh_test_pauses *tp)
-{
-	KUNIT_EXPECT_EQ(test, rbh_remove(rbh, rbh_test_chain_hash(tp->next),
-					 rbh_test_ptr(tp->next)), 0);
-	tp->next++;
-	tp->done++;
-}
-
-/*
- * Removals between the steps of every copy make the split give up after
- * a few: the entry that wanted it is stored all the same (in the room
- * the removals made), nothing else is lost, and the bucket splits at a
- * later insertion.
- */
-static void rbh_split_long_chain_gives_up(struct kunit *test)
-{
-	struct rbh *rbh = rbh_test_new(test);
-	struct rbh_stats *before = rbh_test_stats_alloc(test);
-	struct rbh_stats *after = rbh_test_stats_alloc(test);
-	struct rbh_test_pauses *tp = rbh_test_pauses_init(test);
-	unsigned long n = 40 * rbh_test_capacity(test, rbh, before);
-	unsigned long gone[32], i;
-	unsigned int nr_gone = 0;
-
-	rbh_test_dividing_chain(test, rbh, n, before);
-	tp->meddle = rbh_test_remove_each_pause;
-	tp->next = 1;
-	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_chain_hash(n),
-					 rbh_test_ptr(n)), 0);
-	rbh_test_stats(test, rbh, after);
-	KUNIT_EXPECT_EQ(test, after->splits, before->splits);
-	KUNIT_EXPECT_GE(test, tp->done, 2U);
-	KUNIT_ASSERT_LE(test, tp->done, ARRAY_SIZE(gone));
-	for (i = 1; i < tp->next; i++)
-		gone[nr_gone++] = i;
-	rbh_test_check_chain(test, rbh, n + 1, gone, nr_gone);
-
-	/* Left alone, it splits once the primary bucket is full again */
-	tp->meddle = NULL;
-	tp->pauses = 0;
-	for (i = n + 1; READ_ONCE(rbh->rbh_splits) == before->splits; i++) {
-		KUNIT_ASSERT_LE(test, i, n + 1 + nr_gone);
-		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_chain_hash(i),
-						 rbh_test_ptr(i)), 0);
-	}
-	KUNIT_EXPECT_GT(test, tp->pauses, 0U);
-	rbh_test_check_chain(test, rbh, i, gone, nr_gone);
-	rbh_test_destroy(test, rbh);
-}
-
-/* Replace entry 1's pointer at every pause: the primary stays full */
-static void rbh_test_replace_each_pause(struct kunit *test, struct rbh *rbh,
-					struct rbh_test_pauses *tp)
-{
-	RBH_ITER(iter, rbh, rbh_test_chain_hash(1));
-	void *p, *q = tp->done & 1 ? rbh_test_ptr(1) : rbh_test_ptr(tp->next);
-
-	rbh_iter_lock(&iter);
-	while ((p = rbh_next(&iter)) && p != rbh_test_ptr(1) &&
-	       p != rbh_test_ptr(tp->next))
-		;
-	KUNIT_EXPECT_TRUE(test, p && rbh_iter_replace(&iter, p, q));
-	rbh_iter_unlock(&iter);
-	tp->done++;
-}
-
-/*
- * A split in steps that gives up, or cannot have the buckets for its
- * copy, leaves the insertion that wanted it to store its entry in the
- * chain (the primary bucket being full), at once: it neither fails nor
- * tries the split again.  Neither allocation failure warns.
- */
-static void rbh_split_long_chain_falls_back(struct kunit *test)
-{
-	struct rbh *rbh = rbh_test_new(test);
-	struct rbh_stats *before = rbh_test_stats_alloc(test);
-	struct rbh_stats *after = rbh_test_stats_alloc(test);
-	struct rbh_test_pauses *tp = rbh_test_pauses_init(test);
-	unsigned long n = 40 * rbh_test_capacity(test, rbh, before);
-	struct rbh_test_fault *f;
-	unsigned long found;
-
-	rbh_test_dividing_chain(test, rbh, n, before);
-	/*
-	 * The first step's spares are RBH_SPLIT_CHAIN_MAX + 2 buckets: the
-	 * next allocation is the first of the second step's.
-	 */
-	f = rbh_test_fault_arm(test, RBH_TEST_BUCKET, RBH_TEST_CHAIN_STEP + 3);
-	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_chain_hash(n),
-					 rbh_test_ptr(n)), 0);
-	rbh_test_fault_disarm(test);
-	KUNIT_EXPECT_EQ(test, f->failed, 1U);
-	KUNIT_EXPECT_EQ(test, f->warned, 0U);
-	KUNIT_EXPECT_EQ(test, tp->pauses, 1U);
-	rbh_test_stats(test, rbh, after);
-	KUNIT_EXPECT_EQ(test, after->splits, before->splits);
-	rbh_test_check_chain(test, rbh, n + 1, NULL, 0);
-
-	/* Changes that leave the primary bucket full: the split gives up */
-	tp->pauses = 0;
-	tp->meddle = rbh_test_replace_each_pause;
-	tp->next = n + 2;
-	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_chain_hash(n + 1),
-					 rbh_test_ptr(n + 1)), 0);
-	tp->meddle = NULL;
-	rbh_test_stats(test, rbh, after);
-	KUNIT_EXPECT_EQ(test, after->splits, before->splits);
-	KUNIT_EXPECT_GE(test, tp->done, 4U);
-	KUNIT_EXPECT_EQ(test, tp->pauses, tp->done);
-	/* Entry 1 has its own pointer back, or entry n + 2's */
-	found = rbh_test_count(rbh, rbh_test_chain_hash(1),
-			       rbh_test_ptr(tp->done & 1 ? n + 2 : 1), NULL);
-	KUNIT_EXPECT_EQ(test, found, 1UL);
-	if (!(tp->done & 1))
-		rbh_test_check_chain(test, rbh, n + 2, NULL, 0);
+	KUNIT_EXPECT_LT(test, after->overflow_buckets,
+			before->overflow_buckets);
+	rbh_test_check_chain(test, rbh, n + 1);
 	rbh_test_destroy(test, rbh);
 }
 
@@ -2612,10 +2300,10 @@ static void rbh_split_chain_summary(struct kunit *test)
 	/* A free entry in the second bucket, for a key with bit 1 set */
 	KUNIT_ASSERT_EQ(test, rbh_remove(rbh, rbh_test_low_hash(n - cap - 1),
 					 rbh_test_ptr(n - cap - 1)), 0);
-	rbh_test_fault_arm(test, RBH_TEST_TABLE, 0);
+	/* Without the work, no deeper table: the entry goes to the chain */
+	rbh_test_shrink_off(test, rbh);
 	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_odd_hash(odd),
 					 rbh_test_ptr(odd)), 0);
-	rbh_test_fault_disarm(test);
 	rbh_test_stats(test, rbh, after);
 	KUNIT_ASSERT_EQ(test, after->overflow_buckets, 4UL);
 
@@ -2626,9 +2314,13 @@ static void rbh_split_chain_summary(struct kunit *test)
 	rbh_test_stats(test, rbh, after);
 	KUNIT_ASSERT_EQ(test, after->overflow_buckets, 3UL);
 
-	/* A key with bit 1 set splits the bucket: the chain divides */
+	/*
+	 * One more key with bit 1 set, and the work, which the odd entry
+	 * asked to split the bucket, splits it: the chain divides
+	 */
 	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_odd_hash(trigger),
 					 rbh_test_ptr(trigger)), 0);
+	rbh_test_shrink_here(test, rbh);
 	rbh_test_stats(test, rbh, after);
 	KUNIT_EXPECT_GT(test, after->splits, before->splits);
 	for (i = 0; i < n - cap - 1; i++) {
@@ -2661,9 +2353,9 @@ static void rbh_split_chain_summary_prepend(struct kunit *test)
 	for (i = 0; i < cap + 1; i++) {
 		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_low_hash(i),
 						 rbh_test_ptr(i)), 0);
-		/* The first table, then no deeper one */
+		/* The first table, then no work to make a deeper one */
 		if (!i)
-			rbh_test_fault_arm(test, RBH_TEST_TABLE, 0);
+			rbh_test_shrink_off(test, rbh);
 	}
 	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_odd_hash(odd),
 					 rbh_test_ptr(odd)), 0);
@@ -2676,48 +2368,17 @@ static void rbh_split_chain_summary_prepend(struct kunit *test)
 		if (after->overflow_buckets == 2)
 			break;
 	}
-	rbh_test_fault_disarm(test);
 	KUNIT_ASSERT_EQ(test, after->overflow_buckets, 2UL);
 	KUNIT_ASSERT_EQ(test, after->table_slots, 2UL);
 
 	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_odd_hash(trigger),
 					 rbh_test_ptr(trigger)), 0);
+	rbh_test_shrink_here(test, rbh);
 	rbh_test_stats(test, rbh, after);
 	KUNIT_EXPECT_GT(test, after->splits, before->splits);
 	found = rbh_test_count(rbh, rbh_test_odd_hash(odd), rbh_test_ptr(odd),
 			       NULL);
 	KUNIT_EXPECT_EQ(test, found, 1UL);
-	rbh_test_destroy(test, rbh);
-}
-
-/*
- * A grow splits a bucket too shallow for the deeper table in steps when
- * it has a long chain to divide: bucket 0 keeps its chain while entries
- * with the top bit set deepen the table, until the grow that would leave
- * it too shallow splits it.
- */
-static void rbh_split_long_chain_at_grow(struct kunit *test)
-{
-	struct rbh *rbh = rbh_test_new(test);
-	struct rbh_stats *before = rbh_test_stats_alloc(test);
-	struct rbh_stats *after = rbh_test_stats_alloc(test);
-	struct rbh_test_pauses *tp = rbh_test_pauses_init(test);
-	unsigned long n = 40 * rbh_test_capacity(test, rbh, before);
-	unsigned long i, max = 64 * RBH_TEST_WIDEST * RBH_MAX_ENTRIES;
-	unsigned long grows = ilog2(RBH_TEST_WIDEST) + 1;
-	u32 hash;
-
-	rbh_test_dividing_chain(test, rbh, n, before);
-	for (i = 0; READ_ONCE(rbh->rbh_grows) < grows; i++) {
-		KUNIT_ASSERT_LT(test, i, max);
-		hash = rbh_test_hash_of_key(rbh_test_chain_key(i) | BIT(31));
-		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, hash, rbh_test_ptr(n + i)),
-				0);
-	}
-	rbh_test_stats(test, rbh, after);
-	KUNIT_EXPECT_GE(test, tp->pauses, rbh_test_chain_holds(before));
-	KUNIT_EXPECT_LE(test, after->widest, RBH_TEST_WIDEST);
-	rbh_test_check_chain(test, rbh, n, NULL, 0);
 	rbh_test_destroy(test, rbh);
 }
 
@@ -3077,7 +2738,7 @@ out:
 
 /*
  * The primary buckets of @rbh shallower than its table that have a chain:
- * an insertion into one of them would split it.
+ * an insertion into one of them that finds it full hands it to the work.
  */
 static unsigned long rbh_test_shallow_chains(struct rbh *rbh)
 {
@@ -3099,9 +2760,8 @@ static unsigned long rbh_test_shallow_chains(struct rbh *rbh)
 }
 
 /*
- * With RBH_NOWAIT_RESIZE, insertions never take the resize mutex: the
- * doublings of the table and the splits in steps they need are left to
- * the work, and chains take the entries meanwhile.  No insertion
+ * Insertions leave the doublings of the table they need to the work, and
+ * chains take the entries meanwhile.  No insertion but the first
  * allocates a table.  The work doubles the table and splits the bucket
  * handed over, and then every chained bucket the doubling left shallower
  * than the table, whether or not it was handed over; and it does not
@@ -3112,7 +2772,7 @@ static unsigned long rbh_test_shallow_chains(struct rbh *rbh)
  * the doubling asked for by bucket 1, done by the work as queued in its
  * own thread, splits the chain too.
  */
-static void rbh_nowait_resize_defers(struct kunit *test)
+static void rbh_grow_deferred(struct kunit *test)
 {
 	struct rbh_stats *before = rbh_test_stats_alloc(test);
 	struct rbh_stats *after = rbh_test_stats_alloc(test);
@@ -3120,7 +2780,7 @@ static void rbh_nowait_resize_defers(struct kunit *test)
 	unsigned long i, n, cap;
 	struct rbh *rbh;
 
-	rbh = rbh_test_new_flags(test, RBH_NOWAIT_RESIZE);
+	rbh = rbh_test_new(test);
 	rbh_test_faults_init(test);
 	cap = rbh_test_capacity(test, rbh, before);
 	n = 40 * cap;
@@ -3138,12 +2798,11 @@ static void rbh_nowait_resize_defers(struct kunit *test)
 	rbh_test_stats(test, rbh, before);
 	KUNIT_EXPECT_EQ(test, before->table_slots, 2UL);
 	KUNIT_EXPECT_EQ(test, before->grows, 0UL);
-	KUNIT_EXPECT_GT(test, before->overflow_buckets,
-			2UL * RBH_TEST_CHAIN_STEP);
+	KUNIT_EXPECT_GT(test, before->overflow_buckets, 16UL);
 	KUNIT_EXPECT_EQ_MSG(test, READ_ONCE(rbh->rbh_split_nr), 1U,
 			    "bucket 0 not handed over once");
 	spin_lock(&rbh->rbh_shrink_lock);
-	rbh->rbh_split_nr = 0;
+	WRITE_ONCE(rbh->rbh_split_nr, 0);
 	spin_unlock(&rbh->rbh_shrink_lock);
 
 	/* Bucket 1 full: the work doubles the table and splits it */
@@ -3169,28 +2828,28 @@ static void rbh_nowait_resize_defers(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, rbh_test_shallow_chains(rbh), 0UL,
 			    "chained buckets shallower than the table");
 	rbh_test_print_stats(test, "after the work", after);
-	rbh_test_check_chain(test, rbh, n, NULL, 0);
+	rbh_test_check_chain(test, rbh, n);
 	rbh_test_destroy(test, rbh);
 }
 
 /*
- * With RBH_NOWAIT_RESIZE, an insertion into a chain that must be split
- * in steps hands the split over to the work instead of pausing in it.
- * The dividing chain fills bucket 0 and asks for a doubling, which the
- * work makes; the split fails for want of buckets, and the work stops
- * there rather than try again while memory is short, so the chain stays,
- * in a bucket now shallower than the table, for the next insertion.
+ * The work splits a long chain that insertions handed over.  The dividing
+ * chain fills bucket 0 and asks for a doubling, which the work makes; the
+ * split fails for want of buckets, and the work stops there rather than
+ * try again while memory is short, so the chain stays, in a bucket now
+ * shallower than the table, until the next insertion into it hands it
+ * over again: an insertion copies no chain itself.
  */
-static void rbh_nowait_resize_steps_later(struct kunit *test)
+static void rbh_grow_deferred_long_chain(struct kunit *test)
 {
 	struct rbh_stats *before = rbh_test_stats_alloc(test);
 	struct rbh_stats *after = rbh_test_stats_alloc(test);
-	struct rbh_test_pauses *tp = rbh_test_pauses_init(test);
 	struct rbh_test_fault *fb;
 	unsigned long i, n, cap;
 	struct rbh *rbh;
 
-	rbh = rbh_test_new_flags(test, RBH_NOWAIT_RESIZE);
+	rbh_test_faults_init(test);
+	rbh = rbh_test_new(test);
 	cap = rbh_test_capacity(test, rbh, before);
 	n = 40 * cap;
 	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_chain_hash(0),
@@ -3215,31 +2874,27 @@ static void rbh_nowait_resize_steps_later(struct kunit *test)
 	rbh_test_shrink_off(test, rbh);
 	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_chain_hash(n),
 					 rbh_test_ptr(n)), 0);
-	KUNIT_EXPECT_EQ_MSG(test, tp->pauses, 0U,
-			    "an insertion split a bucket in steps");
 	KUNIT_EXPECT_EQ_MSG(test, READ_ONCE(rbh->rbh_split_nr), 1U,
 			    "the insertion did not hand its split over");
 	rbh_test_stats(test, rbh, before);
 	rbh_test_shrink_here(test, rbh);
 	rbh_test_stats(test, rbh, after);
-	KUNIT_EXPECT_GT_MSG(test, tp->pauses, 0U,
-			    "the work did not split the chain in steps");
 	KUNIT_EXPECT_GT(test, after->splits, before->splits);
 	KUNIT_EXPECT_LT(test, after->overflow_buckets,
 			before->overflow_buckets);
 	KUNIT_EXPECT_EQ(test, after->shrinks, before->shrinks);
 	KUNIT_EXPECT_EQ(test, rbh_test_shallow_chains(rbh), 0UL);
-	rbh_test_check_chain(test, rbh, n + 1, NULL, 0);
+	rbh_test_check_chain(test, rbh, n + 1);
 	rbh_test_destroy(test, rbh);
 }
 
 /*
- * With RBH_NOWAIT_RESIZE, a run of the work that doubled the table for a
- * bucket does not halve it, even when the bucket could not be split (its
- * buckets could not be allocated): otherwise the next insertion into it
- * asks again, and every run doubles and halves the table.
+ * A run of the work that doubled the table for a bucket does not halve
+ * it, even when the bucket could not be split (its buckets could not be
+ * allocated): otherwise the next insertion into it asks again, and every
+ * run doubles and halves the table.
  */
-static void rbh_nowait_resize_keeps_growth(struct kunit *test)
+static void rbh_grow_deferred_keeps_growth(struct kunit *test)
 {
 	struct rbh_stats *before = rbh_test_stats_alloc(test);
 	struct rbh_stats *after = rbh_test_stats_alloc(test);
@@ -3247,7 +2902,7 @@ static void rbh_nowait_resize_keeps_growth(struct kunit *test)
 	unsigned long i, cap;
 	struct rbh *rbh;
 
-	rbh = rbh_test_new_flags(test, RBH_NOWAIT_RESIZE);
+	rbh = rbh_test_new(test);
 	rbh_test_faults_init(test);
 	cap = rbh_test_capacity(test, rbh, before);
 	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_chain_hash(0),
@@ -3270,7 +2925,7 @@ static void rbh_nowait_resize_keeps_growth(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, after->shrinks, before->shrinks,
 			    "the work halved the table it doubled");
 	KUNIT_EXPECT_EQ(test, after->table_slots, 2 * before->table_slots);
-	rbh_test_check_chain(test, rbh, cap + 1, NULL, 0);
+	rbh_test_check_chain(test, rbh, cap + 1);
 	rbh_test_destroy(test, rbh);
 }
 
@@ -3345,9 +3000,14 @@ static void rbh_remove_defers_shrinking(struct kunit *test)
 	 */
 	for (i = 0; i < RBH_TEST_FLOODS * flood; i++)
 		same->hash[i] = rbh_test_hash_of_key((u32)(i % RBH_TEST_FLOODS) << 29);
-	if (!rbh_test_set_add(test, set, 0, n) ||
-	    !rbh_test_set_add(test, same, 0, RBH_TEST_FLOODS * flood))
+	if (!rbh_test_set_add(test, set, 0, n))
 		goto out;
+	/* Each split made before the next insertion, as the case counts on */
+	for (i = 0; i < RBH_TEST_FLOODS * flood; i++) {
+		if (!rbh_test_set_add(test, same, i, i + 1))
+			goto out;
+		rbh_test_settle(chained);
+	}
 	rbh_test_stats(test, rbh, before);
 	KUNIT_ASSERT_GE(test, before->table_slots, 8UL);
 	rbh_test_stats(test, chained, after);
@@ -3521,35 +3181,14 @@ static void rbh_merge_from_fuller_buddy(struct kunit *test)
 	rbh_test_destroy(test, rbh);
 }
 
-/* RBH_CONTENTION_HOLD, in lib/rosebush.c */
-#define RBH_TEST_PART_HOLD	128
-
-/* Hold part @part's bucket apart, as a contention split leaves its halves */
-static void rbh_test_part_hold(struct rbh *rbh, unsigned int bits,
-			       unsigned int part)
-{
-	u32 key = rbh_key(rbh_test_part_hash(bits, part, 0));
-	struct rbh_bucket *bucket;
-
-	rcu_read_lock();
-	bucket = rbh_table_bucket(rcu_dereference(rbh->rbh_table), key);
-	spin_lock(&bucket->h.lock);
-	bucket->h.hold = RBH_TEST_PART_HOLD;
-	spin_unlock(&bucket->h.lock);
-	rcu_read_unlock();
-}
-
 /*
  * Two buddies as deep as the table that fit in one bucket before the
  * table is too large for its buckets merge once it is: the removals that
  * make it so are from other buckets, one at a time, each merge done by
  * the shrink work before the next removal, so that no run of it walks
- * the table for having been handed too many buckets.  If @held, the two
- * start held apart, as the halves of a contention split do, and nothing
- * is removed from them: their holds must not keep the table from halving
- * either.
+ * the table for having been handed too many buckets.
  */
-static void rbh_test_merge_once_oversized(struct kunit *test, bool held)
+static void rbh_merge_once_oversized(struct kunit *test)
 {
 	struct rbh *rbh = rbh_test_new(test);
 	struct rbh_stats *st = rbh_test_stats_alloc(test);
@@ -3565,10 +3204,6 @@ static void rbh_test_merge_once_oversized(struct kunit *test, bool held)
 	rbh_test_stats(test, rbh, st);
 	KUNIT_ASSERT_EQ_MSG(test, st->merges, 0UL, "%u and %u entries merged",
 			    a, b);
-	if (held) {
-		rbh_test_part_hold(rbh, 8, 0);
-		rbh_test_part_hold(rbh, 8, 1);
-	}
 
 	for (p = 2; p < 256; p++) {
 		while (n[p]) {
@@ -3580,87 +3215,6 @@ static void rbh_test_merge_once_oversized(struct kunit *test, bool held)
 	}
 	rbh_test_parts_merged(test, rbh, st, 8, n);
 	rbh_test_destroy(test, rbh);
-}
-
-/*
- * Buddies held apart in a table already too large for its buckets merge
- * once removals make them fit in one, however much hold they have left:
- * 256 parts of the key space fill a bucket each, all but parts 0 and 1
- * go, then those two, held, go down to a and b entries.
- */
-static void rbh_merge_held_in_oversized(struct kunit *test)
-{
-	struct rbh *rbh = rbh_test_new(test);
-	struct rbh_stats *st = rbh_test_stats_alloc(test);
-	unsigned int cap, a, b, p, *n;
-
-	n = rbh_test_parts_fill(test, rbh, st, &cap, &a, &b);
-	for (p = 2; p < 256; p++)
-		KUNIT_ASSERT_TRUE(test, rbh_test_part_set(test, rbh, 8, p, &n[p],
-							  0));
-	rbh_test_stats(test, rbh, st);
-	KUNIT_ASSERT_EQ(test, st->table_slots, 256UL);
-	rbh_test_part_hold(rbh, 8, 0);
-	rbh_test_part_hold(rbh, 8, 1);
-	KUNIT_ASSERT_TRUE(test, rbh_test_part_set(test, rbh, 8, 0, &n[0], a) &&
-				rbh_test_part_set(test, rbh, 8, 1, &n[1], b));
-	rbh_test_parts_merged(test, rbh, st, 8, n);
-	rbh_test_destroy(test, rbh);
-}
-
-/*
- * In a table too large for its buckets, only the holds of buddies as deep
- * as the table count for nothing: shallower held buddies wait as before.
- * Parts 254 and 255 stay full, at the table's depth; parts 0 and 1 merge
- * into a bucket of a entries, parts 2 and 3 into one of b + 1, one entry
- * too many to merge with it; both are held, and one entry of the second
- * goes.
- */
-static void rbh_merge_held_below_depth(struct kunit *test)
-{
-	struct rbh *rbh = rbh_test_new(test);
-	struct rbh_stats *st = rbh_test_stats_alloc(test);
-	unsigned int cap, a, b, p, *n;
-	unsigned long merges;
-
-	n = rbh_test_parts_fill(test, rbh, st, &cap, &a, &b);
-	for (p = 4; p < 254; p++)
-		KUNIT_ASSERT_TRUE(test, rbh_test_part_set(test, rbh, 8, p, &n[p],
-							  0));
-	KUNIT_ASSERT_TRUE(test, rbh_test_part_set(test, rbh, 8, 1, &n[1], 0) &&
-				rbh_test_part_set(test, rbh, 8, 0, &n[0], a) &&
-				rbh_test_part_set(test, rbh, 8, 3, &n[3], 0) &&
-				rbh_test_part_set(test, rbh, 8, 2, &n[2], b + 1));
-	rbh_test_stats(test, rbh, st);
-	KUNIT_ASSERT_EQ(test, st->table_slots, 256UL);
-	merges = st->merges;
-	rbh_test_part_hold(rbh, 8, 0);
-	rbh_test_part_hold(rbh, 8, 2);
-
-	/* The removal counts the hold down and hands nothing over ... */
-	rbh_test_shrink_off(test, rbh);
-	KUNIT_ASSERT_TRUE(test, rbh_test_part_set(test, rbh, 8, 2, &n[2], b));
-	KUNIT_EXPECT_EQ_MSG(test, READ_ONCE(rbh->rbh_shrink_nr), 0U,
-			    "a removal from a held bucket below the table's depth tried a merge");
-	rbh_test_shrink_here(test, rbh);
-	/* ... and a walk of the table refuses the merge */
-	rbh_test_walk(test, rbh);
-	rbh_test_stats(test, rbh, st);
-	KUNIT_EXPECT_EQ_MSG(test, st->merges, merges,
-			    "held buckets of %u and %u entries below the table's depth merged",
-			    a, b);
-	KUNIT_EXPECT_EQ(test, st->entries, (unsigned long)(a + b + 2 * (cap - 1)));
-	rbh_test_destroy(test, rbh);
-}
-
-static void rbh_merge_once_oversized(struct kunit *test)
-{
-	rbh_test_merge_once_oversized(test, false);
-}
-
-static void rbh_merge_held_once_oversized(struct kunit *test)
-{
-	rbh_test_merge_once_oversized(test, true);
 }
 
 /*
@@ -5069,15 +4623,7 @@ out:
 #define RBH_TEST_MILLION	1000000UL
 #define RBH_TEST_KEEP		1000UL
 
-/*
- * Contention splits.  An acquisition of a bucket lock that has to wait
- * raises the bucket's trigger, one that does not lowers it, and an
- * insertion that finds 16 waits' worth splits the bucket, full or not.
- * The halves must then stay apart for a while: when they merged again at
- * the next removal, eight writers on one bucket split and merged it 480
- * times in two seconds (make qemu-bench), to no effect.  Their hold is
- * counted down by removals, and then they merge again.
- */
+/* A second thread, to insert while the case holds a hash locked */
 struct rbh_test_contender {
 	struct rbh *rbh;
 	u32 hash;
@@ -5142,243 +4688,8 @@ rbh_test_contender_start(struct kunit *test, struct rbh *rbh, u32 hash,
 	return c;
 }
 
-/*
- * Hold the lock of @held's bucket while the contender inserts into it,
- * long enough for the contender to find it taken.
- */
-static void rbh_test_contend_hold(struct rbh_test_contender *c, u32 held)
-{
-	RBH_ITER(iter, c->rbh, held);
-	unsigned int us;
-
-	rbh_iter_lock(&iter);
-	WRITE_ONCE(c->inserting, 0);
-	complete(&c->go);
-	for (us = 0; us < 10000 && !READ_ONCE(c->inserting); us++)
-		udelay(1);
-	udelay(500);
-	rbh_iter_unlock(&iter);
-}
-
-/* The same, then wait for the contender to finish */
-static void rbh_test_contend(struct kunit *test, struct rbh_test_contender *c,
-			     u32 held)
-{
-	rbh_test_contend_hold(c, held);
-	wait_for_completion(&c->done);
-	KUNIT_ASSERT_EQ(test, c->err, 0);
-}
-
-/*
- * Give @x @us microseconds to complete, without taking its completion.
- * Return: true if it did.
- */
-static bool rbh_test_done_within(struct completion *x, unsigned long us)
-{
-	for (; us && !completion_done(x); us -= min(us, 10UL)) {
-		udelay(10);
-		cond_resched();
-	}
-	return completion_done(x);
-}
-
 /* RBH_SLOTS_PER_BUCKET in lib/rosebush.c */
 #define RBH_TEST_SLOTS_PER_BUCKET	3
-
-/* 16 x RBH_CONTENTION_UP = RBH_CONTENTION_SPLIT, RBH_CONTENTION_HOLD */
-#define RBH_TEST_CONTENTION_WAITS	16
-#define RBH_TEST_CONTENTION_HOLD	128
-/* Rounds in which the contender may fail to find the lock taken */
-#define RBH_TEST_CONTEND_ROUNDS		(20 * RBH_TEST_CONTENTION_WAITS)
-/* Ten seconds: a contender that has not finished in that time waits */
-#define RBH_TEST_STUCK_US		10000000UL
-
-/*
- * A rosebush whose first-level bucket of keys 0x0... holds the case's
- * entry at key 0x1... and another at 0x4..., so that a contention split
- * puts the contender's (0x2...) with the first; then contended rounds
- * until @splits contention splits, or a bound.  Return: the rounds.
- */
-static unsigned int rbh_test_contend_until(struct kunit *test,
-					   struct rbh *rbh,
-					   struct rbh_test_contender *c,
-					   struct rbh_stats *st,
-					   unsigned long splits)
-{
-	u32 held = rbh_test_hash_of_key(0x10000000);
-	unsigned int round;
-
-	for (round = 0; round < RBH_TEST_CONTEND_ROUNDS; round++) {
-		rbh_test_contend(test, c, held);
-		rbh_test_stats(test, rbh, st);
-		if (st->contention_splits >= splits)
-			break;
-	}
-	return round;
-}
-
-/*
- * Store the case's two entries and start the contender; skip on one CPU.
- * If @split, contend until the first contention split, which must come.
- */
-static struct rbh_test_contender *
-rbh_test_contention_setup(struct kunit *test, struct rbh *rbh,
-			  struct rbh_stats *st, bool split)
-{
-	struct rbh_test_contender *c;
-	unsigned int round;
-
-	if (num_online_cpus() < 2)
-		kunit_skip(test, "contention needs two CPUs");
-	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_hash_of_key(0x10000000),
-					 rbh_test_ptr(1)), 0);
-	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_hash_of_key(0x40000000),
-					 rbh_test_ptr(2)), 0);
-	c = rbh_test_contender_start(test, rbh,
-				     rbh_test_hash_of_key(0x20000000),
-				     rbh_test_ptr(3));
-	if (!split)
-		return c;
-	round = rbh_test_contend_until(test, rbh, c, st, 1);
-	KUNIT_ASSERT_EQ_MSG(test, st->contention_splits, 1UL,
-			    "no contention split in %u contended insertions",
-			    round);
-	return c;
-}
-
-static void rbh_test_contention_teardown(struct kunit *test, struct rbh *rbh,
-					 struct rbh_test_contender *c)
-{
-	kunit_release_action(test, rbh_test_contender_stop, c);
-	KUNIT_EXPECT_EQ(test, rbh_remove(rbh, rbh_test_hash_of_key(0x10000000),
-					 rbh_test_ptr(1)), 0);
-	KUNIT_EXPECT_EQ(test, rbh_remove(rbh, rbh_test_hash_of_key(0x40000000),
-					 rbh_test_ptr(2)), 0);
-	KUNIT_EXPECT_TRUE(test, rbh_empty(rbh));
-	rbh_test_destroy(test, rbh);
-}
-
-static void rbh_contention_split_holds(struct kunit *test)
-{
-	struct rbh *rbh = rbh_test_new(test);
-	struct rbh_stats *st = rbh_test_stats_alloc(test);
-	struct rbh_test_contender *c;
-	unsigned int round;
-	int err;
-
-	c = rbh_test_contention_setup(test, rbh, st, true);
-	KUNIT_EXPECT_EQ(test, st->splits, 0UL);
-	KUNIT_EXPECT_EQ_MSG(test, st->merges, 0UL,
-			    "the removal after the contention split merged its halves");
-	KUNIT_EXPECT_EQ(test, st->buckets, 3UL);
-
-	/* Walks of the table visit the halves, but count nothing down ... */
-	for (round = 0; round < 2 * RBH_TEST_CONTENTION_HOLD; round++)
-		rbh_test_walk(test, rbh);
-	rbh_test_stats(test, rbh, st);
-	KUNIT_EXPECT_EQ_MSG(test, st->merges, 0UL,
-			    "%u walks of the table merged the halves", round);
-
-	/*
-	 * ... removals do, and without the resize lock, which the case
-	 * holds (a removal that took it would deadlock); the keys they
-	 * hand over wait, as the shrink work cannot run meanwhile.
-	 */
-	rbh_test_shrink_off(test, rbh);
-	for (round = 0; round < RBH_TEST_CONTENTION_HOLD / 2; round++) {
-		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, c->hash, c->p), 0);
-		spin_lock(&rbh->rbh_resize_lock);
-		err = rbh_remove(rbh, c->hash, c->p);
-		spin_unlock(&rbh->rbh_resize_lock);
-		KUNIT_ASSERT_EQ(test, err, 0);
-		if (READ_ONCE(rbh->rbh_shrink_nr))
-			break;
-	}
-	KUNIT_EXPECT_EQ_MSG(test, READ_ONCE(rbh->rbh_shrink_nr), 0U,
-			    "removal %u from a held half tried a merge", round);
-	rbh_test_shrink_here(test, rbh);
-	rbh_test_stats(test, rbh, st);
-	KUNIT_EXPECT_EQ(test, st->merges, 0UL);
-
-	/* Once their removals have spent the hold, the halves merge again */
-	for (round = 0; round <= 2 * RBH_TEST_CONTENTION_HOLD && !st->merges;
-	     round++) {
-		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, c->hash, c->p), 0);
-		KUNIT_ASSERT_EQ(test, rbh_remove(rbh, c->hash, c->p), 0);
-		rbh_test_stats(test, rbh, st);
-	}
-	KUNIT_EXPECT_EQ_MSG(test, st->merges, 1UL,
-			    "the halves never merged after %u more removals",
-			    round);
-	KUNIT_EXPECT_EQ(test, st->buckets, 2UL);
-
-	rbh_test_contention_teardown(test, rbh, c);
-}
-
-/*
- * The halves of a contention split start with their trigger at 0: one
- * contended insertion does not split a half again (when the hold and the
- * trigger were one count, the hold was above the trigger and it did),
- * but contention that goes on does.
- */
-static void rbh_contention_splits_again(struct kunit *test)
-{
-	struct rbh *rbh = rbh_test_new(test);
-	struct rbh_stats *st = rbh_test_stats_alloc(test);
-	struct rbh_test_contender *c;
-	unsigned int round;
-
-	c = rbh_test_contention_setup(test, rbh, st, true);
-	rbh_test_contend(test, c, rbh_test_hash_of_key(0x10000000));
-	rbh_test_stats(test, rbh, st);
-	KUNIT_EXPECT_EQ_MSG(test, st->contention_splits, 1UL,
-			    "one contended insertion split a half again");
-
-	round = rbh_test_contend_until(test, rbh, c, st, 2);
-	KUNIT_EXPECT_EQ_MSG(test, st->contention_splits, 2UL,
-			    "no second contention split in %u contended insertions",
-			    round);
-	KUNIT_EXPECT_EQ(test, st->splits, 0UL);
-	KUNIT_EXPECT_EQ(test, st->buckets, 4UL);
-
-	rbh_test_contention_teardown(test, rbh, c);
-}
-
-/*
- * The trigger decays: contended insertions among more that do not wait
- * never split the bucket, however many there are.
- */
-static void rbh_contention_decays(struct kunit *test)
-{
-	struct rbh *rbh = rbh_test_new(test);
-	struct rbh_stats *st = rbh_test_stats_alloc(test);
-	struct rbh_test_contender *c;
-	unsigned int round, i;
-
-	c = rbh_test_contention_setup(test, rbh, st, false);
-
-	for (round = 0; round < 4 * RBH_TEST_CONTENTION_WAITS; round++) {
-		rbh_test_contend(test, c, rbh_test_hash_of_key(0x10000000));
-		/* Two insertions and two removals that do not wait */
-		for (i = 0; i < 2; i++) {
-			KUNIT_ASSERT_EQ(test, rbh_insert(rbh, c->hash, c->p), 0);
-			KUNIT_ASSERT_EQ(test, rbh_remove(rbh, c->hash, c->p), 0);
-		}
-	}
-	rbh_test_stats(test, rbh, st);
-	KUNIT_EXPECT_EQ_MSG(test, st->contention_splits, 0UL,
-			    "%u contended insertions, each among six uncontended acquisitions, split the bucket",
-			    round);
-	KUNIT_EXPECT_EQ(test, st->buckets, 2UL);
-
-	/* The insertions did wait: without the others, they split it */
-	round = rbh_test_contend_until(test, rbh, c, st, 1);
-	KUNIT_EXPECT_EQ_MSG(test, st->contention_splits, 1UL,
-			    "no contention split in %u contended insertions",
-			    round);
-
-	rbh_test_contention_teardown(test, rbh, c);
-}
 
 /*
  * rbh_iter_lock() keeps its hash to itself on a rosebush that has no
@@ -5425,303 +4736,6 @@ static void rbh_iter_lock_before_first_insert(struct kunit *test)
 	rbh_test_destroy(test, rbh);
 	if (!started)
 		kunit_skip(test, "the inserting thread did not start within 10 ms");
-}
-
-/*
- * RBH_STAGING keeps every other split, merge and fold off a bucket that
- * a split in steps is dividing: that split holds no lock between its
- * steps, and must find the bucket allocated, and covering the same
- * range, at the next.  Each change below is made between two steps,
- * after removals that let it go ahead but for RBH_STAGING.  A fold, a
- * split, or a merge into the lower buddy would replace and free the
- * bucket, and the split in steps would then copy a freed bucket and
- * publish its halves over whatever replaced it; a merge of the upper
- * buddy into it would widen its range under the split in steps, which
- * would then publish halves of the old range over half of the new one.
- * And a contended insertion, whose entry is stored, must leave the
- * bucket whole without waiting for the split in steps to finish.
- */
-enum rbh_test_staging {
-	RBH_TEST_STAGING_FOLD,		/* a chain a third of a bucket holds */
-	RBH_TEST_STAGING_MERGE,		/* it and its buddy nearly empty */
-	RBH_TEST_STAGING_MERGE_UPPER,	/* the same, it the upper buddy */
-	RBH_TEST_STAGING_SPLIT,		/* an insertion into its full primary */
-	RBH_TEST_STAGING_CONTENDED,	/* contended insertions into it */
-};
-
-struct rbh_test_staging_param {
-	enum rbh_test_staging change;
-	const char *name;
-};
-
-static const struct rbh_test_staging_param rbh_test_stagings[] = {
-	{ RBH_TEST_STAGING_FOLD, "a fold" },
-	{ RBH_TEST_STAGING_MERGE, "a merge with its upper buddy" },
-	{ RBH_TEST_STAGING_MERGE_UPPER, "a merge into its lower buddy" },
-	{ RBH_TEST_STAGING_SPLIT, "an insertion's split" },
-	{ RBH_TEST_STAGING_CONTENDED, "contended insertions" },
-};
-
-KUNIT_ARRAY_PARAM_DESC(rbh_test_stagings, rbh_test_stagings, name);
-
-/*
- * Entries 0 to n - 1 have keys with the top bit clear and bit 1 clear
- * (or set, if @upper): bucket 00 (or 01), of depth 2, holds entries 0 to
- * cap - 1, and its chain the others, as the table could not grow
- * meanwhile.  Entries n to odd_end - 1 are in its buddy.  Entries from
- * high on have the top bit set: they grew the table to depth 3, and keep
- * a bucket as deep as it, so that the shrink work, which the case runs
- * under the resize mutex the split in steps holds, does not halve the
- * table (which takes that mutex).
- */
-struct rbh_test_staging_case {
-	struct rbh_test_pauses pauses;	/* first: test->priv */
-	struct rbh_test_contender *c;
-	struct rbh_stats *st;
-	unsigned long n, cap, odd_end, high, high_end;
-	unsigned long merges, contention_splits;
-	bool upper;
-	bool stuck;		/* the contender did not finish */
-};
-
-static u32 rbh_test_staging_hash(const struct rbh_test_staging_case *sc,
-				 unsigned long i)
-{
-	/* The bucket being split: its entries, then the case's own two */
-	bool staging = i < sc->n || (i >= sc->odd_end && i < sc->high);
-
-	if (i >= sc->high)
-		return rbh_test_hash_of_key(rbh_test_chain_key(i) | BIT(31));
-	return staging != sc->upper ? rbh_test_low_hash(i) :
-				      rbh_test_odd_hash(i);
-}
-
-static int rbh_test_staging_insert(struct rbh *rbh,
-				   const struct rbh_test_staging_case *sc,
-				   unsigned long i)
-{
-	return rbh_insert(rbh, rbh_test_staging_hash(sc, i), rbh_test_ptr(i));
-}
-
-/* Is entry @i still stored after @change's removals? */
-static bool rbh_test_staging_kept(const struct rbh_test_staging_case *sc,
-				  enum rbh_test_staging change, unsigned long i)
-{
-	bool merge = change == RBH_TEST_STAGING_MERGE ||
-		     change == RBH_TEST_STAGING_MERGE_UPPER;
-
-	if (i >= sc->odd_end)
-		return true;
-	if (i >= sc->n)
-		return !merge;
-	switch (change) {
-	case RBH_TEST_STAGING_FOLD:	/* two entries, one in the chain */
-		return i == 0 || i == sc->n - 1;
-	case RBH_TEST_STAGING_MERGE:	/* one entry, and no chain */
-	case RBH_TEST_STAGING_MERGE_UPPER:
-		return i == 0;
-	case RBH_TEST_STAGING_SPLIT:	/* a full primary, a short chain */
-		return i < sc->cap || i == sc->n - 1;
-	case RBH_TEST_STAGING_CONTENDED: /* room in the primary as well */
-		return (i && i < sc->cap) || i == sc->n - 1;
-	}
-	return true;
-}
-
-static void rbh_test_staging_meddle(struct kunit *test, struct rbh *rbh,
-				    struct rbh_test_pauses *tp)
-{
-	const struct rbh_test_staging_param *param = test->param_value;
-	struct rbh_test_staging_case *sc =
-		container_of(tp, struct rbh_test_staging_case, pauses);
-	struct rbh_test_contender *c = sc->c;
-	unsigned int round;
-	unsigned long i;
-	u32 hash;
-
-	if (tp->pauses != tp->at)
-		return;
-	tp->done++;
-	/*
-	 * The removals below hand buckets to the shrink work, which takes
-	 * the mutex this thread holds: keep it from running (it is idle,
-	 * nothing queued it yet) until the end, and queue it then.
-	 */
-	disable_work_sync(&rbh->rbh_shrink_work);
-	for (i = 0; i < sc->odd_end; i++) {
-		if (rbh_test_staging_kept(sc, param->change, i))
-			continue;
-		hash = rbh_test_staging_hash(sc, i);
-		KUNIT_EXPECT_EQ(test, rbh_remove(rbh, hash, rbh_test_ptr(i)), 0);
-	}
-
-	/* No assertion here: it would end the thread with the mutex held */
-	switch (param->change) {
-	case RBH_TEST_STAGING_FOLD:
-	case RBH_TEST_STAGING_MERGE:
-	case RBH_TEST_STAGING_MERGE_UPPER:
-		/*
-		 * And what the removals left to the shrink work, here.  With
-		 * a bucket as deep as the table it does not halve the table,
-		 * which would take the mutex this thread holds.
-		 */
-		if (READ_ONCE(rbh->rbh_nr_deep))
-			rbh_test_walk(test, rbh);
-		else
-			KUNIT_FAIL(test, "no bucket is as deep as the table");
-		break;
-	case RBH_TEST_STAGING_SPLIT:
-		/* It must wait: ample time for one that does not */
-		complete(&c->go);
-		KUNIT_EXPECT_FALSE_MSG(test, rbh_test_done_within(&c->done,
-								  100000),
-				       "an insertion split the bucket being split in steps");
-		break;
-	case RBH_TEST_STAGING_CONTENDED:
-		/* The contender's waits would split the bucket soon (below) */
-		for (round = 0; round < RBH_TEST_CONTEND_ROUNDS &&
-		     READ_ONCE(rbh->rbh_contention_splits) ==
-		     sc->contention_splits; round++) {
-			rbh_test_contend_hold(c, rbh_test_staging_hash(sc, 1));
-			if (!rbh_test_done_within(&c->done, RBH_TEST_STUCK_US)) {
-				sc->stuck = true;
-				break;
-			}
-			wait_for_completion(&c->done);
-			KUNIT_EXPECT_EQ(test, c->err, 0);
-		}
-		KUNIT_EXPECT_FALSE_MSG(test, sc->stuck,
-				       "a contended insertion waited for the split in steps");
-		break;
-	}
-
-	KUNIT_EXPECT_EQ(test, READ_ONCE(rbh->rbh_splits), tp->splits);
-	KUNIT_EXPECT_EQ(test, READ_ONCE(rbh->rbh_contention_splits),
-			sc->contention_splits);
-	KUNIT_EXPECT_EQ_MSG(test, READ_ONCE(rbh->rbh_merges), sc->merges,
-			    "the bucket being split in steps was merged");
-	rbh_stats(rbh, sc->st);
-	KUNIT_EXPECT_EQ_MSG(test, sc->st->overflow_buckets,
-			    rbh_test_staging_kept(sc, param->change, sc->n - 1) ?
-			    1UL : 0UL,
-			    "the bucket being split in steps lost its chain");
-	/* Had the bucket been replaced, it would be freed now */
-	kvfree_rcu_barrier();
-	/* The rest of the removals' requests waits for the mutex */
-	enable_work(&rbh->rbh_shrink_work);
-	if (READ_ONCE(rbh->rbh_shrink_nr) || READ_ONCE(rbh->rbh_shrink_halve))
-		queue_work(system_unbound_wq, &rbh->rbh_shrink_work);
-}
-
-static void rbh_split_long_chain_staging(struct kunit *test)
-{
-	const struct rbh_test_staging_param *param = test->param_value;
-	struct rbh *rbh = rbh_test_new(test);
-	struct rbh_stats *before = rbh_test_stats_alloc(test);
-	struct rbh_stats *after = rbh_test_stats_alloc(test);
-	struct rbh_test_staging_case *sc;
-	unsigned long i, trigger, found, grows;
-	struct rbh_test_fault *f;
-	unsigned int round;
-	u32 hash;
-
-	if (param->change >= RBH_TEST_STAGING_SPLIT && num_online_cpus() < 2)
-		kunit_skip(test, "a second writer needs two CPUs");
-	sc = kunit_kzalloc(test, sizeof(*sc), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, sc);
-	rbh_test_pauses_watch(test, &sc->pauses);
-	sc->st = rbh_test_stats_alloc(test);
-	sc->upper = param->change == RBH_TEST_STAGING_MERGE_UPPER;
-	sc->cap = rbh_test_capacity(test, rbh, before);
-	sc->n = 40 * sc->cap;
-	sc->odd_end = sc->n + sc->cap / 2;
-	trigger = sc->odd_end;
-	sc->high = trigger + 2;
-
-	/* Bucket 0 of depth 1 splits into 00 and 01 when the table grows */
-	for (i = sc->n; i < sc->odd_end; i++)
-		KUNIT_ASSERT_EQ(test, rbh_test_staging_insert(rbh, sc, i), 0);
-	for (i = 0; !READ_ONCE(rbh->rbh_splits); i++) {
-		KUNIT_ASSERT_LT(test, i, sc->cap);
-		KUNIT_ASSERT_EQ(test, rbh_test_staging_insert(rbh, sc, i), 0);
-	}
-	/* Then the bucket, as deep as the table, gets a chain */
-	f = rbh_test_fault_arm(test, RBH_TEST_TABLE, 0);
-	for (; i < sc->n; i++)
-		KUNIT_ASSERT_EQ(test, rbh_test_staging_insert(rbh, sc, i), 0);
-	rbh_test_fault_disarm(test);
-	KUNIT_EXPECT_GT(test, f->failed, 0U);
-	rbh_test_stats(test, rbh, before);
-	KUNIT_ASSERT_EQ(test, before->table_slots, 4UL);
-	KUNIT_ASSERT_GT(test, before->overflow_buckets,
-			4UL * RBH_TEST_CHAIN_STEP);
-
-	/* Entries with the top bit set double the table once */
-	grows = READ_ONCE(rbh->rbh_grows);
-	for (i = sc->high; READ_ONCE(rbh->rbh_grows) == grows; i++) {
-		KUNIT_ASSERT_LT(test, i, sc->high + 16 * sc->cap);
-		KUNIT_ASSERT_EQ(test, rbh_test_staging_insert(rbh, sc, i), 0);
-	}
-	sc->high_end = i;
-	rbh_test_stats(test, rbh, before);
-	KUNIT_ASSERT_EQ(test, before->table_slots, 8UL);
-	KUNIT_ASSERT_GT(test, READ_ONCE(rbh->rbh_nr_deep), 0U);
-
-	/* The contender's entry and the trigger's, in the bucket being split */
-	hash = rbh_test_staging_hash(sc, trigger + 1);
-	if (param->change >= RBH_TEST_STAGING_SPLIT)
-		sc->c = rbh_test_contender_start(test, rbh, hash,
-						 rbh_test_ptr(trigger + 1));
-	hash = rbh_test_staging_hash(sc, trigger);
-	sc->pauses.splits = before->splits;
-	sc->pauses.meddle = rbh_test_staging_meddle;
-	sc->pauses.at = 2;
-	sc->merges = before->merges;
-	sc->contention_splits = before->contention_splits;
-	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, hash, rbh_test_ptr(trigger)), 0);
-	KUNIT_EXPECT_EQ(test, sc->pauses.done, 1U);
-	sc->pauses.meddle = NULL;
-	if (sc->c) {
-		/* Unless the contender finished, it may go on now */
-		if (param->change == RBH_TEST_STAGING_SPLIT || sc->stuck)
-			wait_for_completion(&sc->c->done);
-		KUNIT_EXPECT_EQ(test, sc->c->err, 0);
-	}
-	if (param->change == RBH_TEST_STAGING_CONTENDED) {
-		/*
-		 * The same contended insertions split the contender's bucket
-		 * now that no split in steps holds it: they did reach the
-		 * check that kept them from it before.
-		 */
-		for (round = 0; round < RBH_TEST_CONTEND_ROUNDS &&
-		     READ_ONCE(rbh->rbh_contention_splits) ==
-		     sc->contention_splits; round++)
-			rbh_test_contend(test, sc->c, sc->c->hash);
-		KUNIT_EXPECT_GT_MSG(test, READ_ONCE(rbh->rbh_contention_splits),
-				    sc->contention_splits,
-				    "no contention split in %u contended insertions",
-				    round);
-	}
-	if (sc->c)
-		kunit_release_action(test, rbh_test_contender_stop, sc->c);
-
-	rbh_test_stats(test, rbh, after);
-	KUNIT_EXPECT_GT(test, after->splits, before->splits);
-	for (i = 0; i < sc->high_end; i++) {
-		if (i >= sc->odd_end && i < sc->high)
-			continue;
-		found = rbh_test_count(rbh, rbh_test_staging_hash(sc, i),
-				       rbh_test_ptr(i), NULL);
-		KUNIT_EXPECT_EQ_MSG(test, found,
-				    rbh_test_staging_kept(sc, param->change, i) ?
-				    1UL : 0UL, "entry %lu", i);
-	}
-	KUNIT_EXPECT_EQ(test, rbh_test_count(rbh, hash, rbh_test_ptr(trigger),
-					     NULL), 1UL);
-	found = rbh_test_count(rbh, rbh_test_staging_hash(sc, trigger + 1),
-			       rbh_test_ptr(trigger + 1), NULL);
-	KUNIT_EXPECT_EQ(test, found, 0UL);
-	rbh_test_destroy(test, rbh);
 }
 
 /*
@@ -5843,37 +4857,24 @@ static struct kunit_case rosebush_cases[] = {
 	KUNIT_CASE(rbh_crowded_keys),
 	KUNIT_CASE(rbh_split_hands_over_chain),
 	KUNIT_CASE(rbh_split_long_chain),
-	KUNIT_CASE_PARAM(rbh_split_long_chain_changes,
-			 rbh_test_changes_gen_params),
-	KUNIT_CASE(rbh_split_long_chain_gives_up),
-	KUNIT_CASE(rbh_split_long_chain_falls_back),
 	KUNIT_CASE(rbh_split_chain_summary),
 	KUNIT_CASE(rbh_split_chain_summary_prepend),
-	KUNIT_CASE(rbh_split_long_chain_at_grow),
 	KUNIT_CASE(rbh_alloc_fail_split),
 	KUNIT_CASE(rbh_alloc_fail_overflow),
 	KUNIT_CASE(rbh_alloc_fail_shrink),
 	KUNIT_CASE(rbh_bucket_gfp),
 	KUNIT_CASE(rbh_reserve_nofail_chains),
-	KUNIT_CASE(rbh_nowait_resize_defers),
-	KUNIT_CASE(rbh_nowait_resize_steps_later),
-	KUNIT_CASE(rbh_nowait_resize_keeps_growth),
+	KUNIT_CASE(rbh_grow_deferred),
+	KUNIT_CASE(rbh_grow_deferred_long_chain),
+	KUNIT_CASE(rbh_grow_deferred_keeps_growth),
 	KUNIT_CASE(rbh_remove_defers_shrinking),
 	KUNIT_CASE(rbh_merge_from_fuller_buddy),
 	KUNIT_CASE(rbh_merge_after_halving),
 	KUNIT_CASE(rbh_merge_once_oversized),
-	KUNIT_CASE(rbh_merge_held_once_oversized),
-	KUNIT_CASE(rbh_merge_held_in_oversized),
-	KUNIT_CASE(rbh_merge_held_below_depth),
 	KUNIT_CASE(rbh_lock_classes),
 	KUNIT_CASE(rbh_atomic_callers),
 	KUNIT_CASE(rbh_resize_hysteresis),
-	KUNIT_CASE(rbh_contention_split_holds),
-	KUNIT_CASE(rbh_contention_splits_again),
-	KUNIT_CASE(rbh_contention_decays),
 	KUNIT_CASE(rbh_iter_lock_before_first_insert),
-	KUNIT_CASE_PARAM(rbh_split_long_chain_staging,
-			 rbh_test_stagings_gen_params),
 	KUNIT_CASE_SLOW(rbh_random_ops_match_model),
 	KUNIT_CASE_SLOW(rbh_iterate_while_resizing),
 	KUNIT_CASE_SLOW(rbh_rcu_readers_while_writing),

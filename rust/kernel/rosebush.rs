@@ -906,7 +906,6 @@ impl<T: Send + 'static> Rosebush<T> {
             grows: raw.grows,
             shrinks: raw.shrinks,
             splits: raw.splits,
-            contention_splits: raw.contention_splits,
             merges: raw.merges,
         }
     }
@@ -1179,8 +1178,6 @@ pub struct Stats {
     pub shrinks: usize,
     /// Buckets split because they were full.
     pub splits: usize,
-    /// Buckets split because their lock was contended.
-    pub contention_splits: usize,
     /// Pairs of buddy buckets merged into one.
     pub merges: usize,
 }
@@ -1679,8 +1676,8 @@ impl<K: Hash + Eq + Send + 'static, V: Send + 'static> Map<K, V> {
     ///
     /// Process context; may sleep, to allocate the entry (with `GFP_KERNEL`, or
     /// `GFP_KERNEL_ACCOUNT` in a map made with [`BucketFlags::ACCOUNT`]) and, if the key is not
-    /// stored, a bucket, or to wait for the table's resize mutex. Must not be called while this
-    /// task holds an [`rcu::Guard`] or a [`Locked`].
+    /// stored, a bucket. Must not be called while this task holds an [`rcu::Guard`] or a
+    /// [`Locked`].
     pub fn insert(&self, key: K, value: V) -> Result<bool, InsertError<(K, V)>> {
         let give_back = |entry: MapEntry<K, V>, error| InsertError {
             value: (entry.key, entry.value),

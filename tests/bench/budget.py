@@ -141,7 +141,7 @@ REMOVE_CHAIN_RULES = [
 REMOVE_RULES = [
     (r"^rbh_removed$", None, "shrink"),
     (r"^__rbh_lock_bucket$", r"prefetch", "find"),
-    (r"^__rbh_lock_bucket$", r"spin_|contention|RBH_DEAD|__release|return true", "lock"),
+    (r"^__rbh_lock_bucket$", r"spin_|RBH_DEAD|__release|return true", "lock"),
     (r"^__rbh_lock_bucket$|^rbh_bucket$|^rbh_table_word$|^rbh_index$|^rbh_untag$",
      None, "slot"),
     (r"^rbh_remove$", r"rbh_lock_bucket|spin_unlock", "lock"),

@@ -12,7 +12,7 @@
  * cache", 8 bytes, 0, 13, ...) sizes it at boot for machines of 1, 4, 24
  * and 256 GiB and 1 TiB, all of their memory the kernel's (2^17 to 2^25
  * slots, 1 to 256 MiB), whatever the dcache then holds; B's rosebush
- * grows with the dcache (RBH_NOWAIT_RESIZE, as fs/dcache.c makes it).
+ * grows with the dcache, as fs/dcache.c makes it.
  * The kernel puts A's table in the direct map (memblock, mapped with
  * 1-GiB pages) on one node, and interleaves it over the nodes (vmalloc)
  * on several; here it is a 2-MiB-aligned mapping on transparent huge
@@ -658,7 +658,7 @@ static void db_fill(unsigned int c)
 		return;
 	}
 	/* As fs/dcache.c's dentry_hash (the gfp flags mean nothing here) */
-	rbh_init_flags(&db_rbh, RBH_ACCOUNT | RBH_RECLAIMABLE | RBH_NOWAIT_RESIZE);
+	rbh_init_flags(&db_rbh, RBH_ACCOUNT | RBH_RECLAIMABLE);
 	for (i = 0; i < db_nr; i++) {
 		err = rbh_insert(&db_rbh, db_b[i]->d_name.hash, db_b[i]);
 		if (err)

@@ -33,7 +33,6 @@ struct rbh_table;
 /**
  * struct rbh_lock_keys - The lockdep classes of a rosebush's locks.
  * @resize_lock: rbh_resize_lock.
- * @resize_mutex: rbh_resize_mutex.
  * @shrink_lock: rbh_shrink_lock.
  * @bucket_lock: Every bucket lock.
  * @shrink_work: The shrink work, as flush_work() and the worker see it.
@@ -45,7 +44,6 @@ struct rbh_table;
  */
 struct rbh_lock_keys {
 	struct lock_class_key resize_lock;
-	struct lock_class_key resize_mutex;
 	struct lock_class_key shrink_lock;
 	struct lock_class_key bucket_lock;
 	struct lock_class_key shrink_work;
@@ -90,18 +88,16 @@ struct rbh {
 	/* From rbh_init_flags(), and what they add to a bucket's gfp flags */
 	unsigned int rbh_flags;
 	gfp_t rbh_gfp;
-	/*
-	 * Serialises resizes and splits in steps, which sleep between their
-	 * steps
-	 */
-	struct mutex rbh_resize_mutex;
 	/* Statistics, under rbh_resize_lock */
 	unsigned long rbh_grows;
 	unsigned long rbh_shrinks;
 	unsigned long rbh_splits;
-	unsigned long rbh_contention_splits;
 	unsigned long rbh_merges;
-	/* Folds, merges and halves after removals, in process context */
+	/*
+	 * The only resizer: grows and splits that insertions hand over,
+	 * folds, merges and halvings that removals hand over, in process
+	 * context; a work item never runs twice at once
+	 */
 	struct work_struct rbh_shrink_work;
 	/*
 	 * Keys of buckets that removals left ready to fold or merge, for
@@ -115,9 +111,10 @@ struct rbh {
 	unsigned int rbh_shrink_nr;
 	u32 rbh_shrink_keys[RBH_SHRINK_KEYS];
 	/*
-	 * With RBH_NOWAIT_RESIZE, under rbh_shrink_lock: keys of buckets
-	 * that insertions could not split without the resize mutex, for the
-	 * shrink work to split (doubling the table first if need be).
+	 * Keys of full buckets that insertions did not split (the table
+	 * must double first, or a chain be copied), for the shrink work to
+	 * split.  Written under rbh_shrink_lock; insertions read them
+	 * without it.
 	 */
 	unsigned int rbh_split_nr;
 	u32 rbh_split_keys[RBH_SHRINK_KEYS];
@@ -157,7 +154,6 @@ extern struct rbh_bucket __rcu *const rbh_empty_table[];
 #define RBH_INIT(name) {						\
 	.rbh_table = RBH_NO_TABLE,					\
 	.rbh_resize_lock = __SPIN_LOCK_UNLOCKED(name.rbh_resize_lock),	\
-	.rbh_resize_mutex = __MUTEX_INITIALIZER(name.rbh_resize_mutex),	\
 	.rbh_shrink_lock = __SPIN_LOCK_UNLOCKED(name.rbh_shrink_lock),	\
 	RBH_LOCK_KEYS_INIT						\
 }
@@ -175,24 +171,17 @@ extern struct rbh_bucket __rcu *const rbh_empty_table[];
 #define DEFINE_ROSEBUSH(name)	struct rbh name = RBH_INIT(name)
 
 /**
- * enum rbh_flags - How a rosebush allocates its buckets and resizes.
+ * enum rbh_flags - How a rosebush allocates its buckets.
  * @RBH_ACCOUNT: Charge each bucket to the memory cgroup of the task that
  *	allocates it (__GFP_ACCOUNT), for a rosebush whose entries are.
  * @RBH_RECLAIMABLE: Take buckets from the reclaimable slab caches
  *	(__GFP_RECLAIMABLE), for a cache whose entries a shrinker frees.
- * @RBH_NOWAIT_RESIZE: Never make an insertion or a reservation take the
- *	resize mutex, for a user that reserves under locks which reclaim
- *	may wait for.  The doublings of the table and the splits in steps
- *	that they need are handed to the rosebush's work, which sleeps for
- *	the mutex instead, and their entries go to overflow chains until it
- *	has run.  Such an insertion allocates buckets only, never a table.
  *
  * The table, one allocation shared by every entry, is never charged.
  */
 enum rbh_flags {
 	RBH_ACCOUNT		= BIT(0),
 	RBH_RECLAIMABLE		= BIT(1),
-	RBH_NOWAIT_RESIZE	= BIT(2),
 };
 
 void __rbh_init(struct rbh *rbh, unsigned int flags,
@@ -324,7 +313,6 @@ void rbh_iter_unlock(struct rbh_iter *rbhi) __releases(RCU) __releases(rbhi);
  * @grows: Times the table doubled.
  * @shrinks: Times the table halved.
  * @splits: Buckets split because they were full.
- * @contention_splits: Buckets split because their lock was contended.
  * @merges: Pairs of buddy buckets merged into one.
  */
 struct rbh_stats {
@@ -341,7 +329,6 @@ struct rbh_stats {
 	unsigned long grows;
 	unsigned long shrinks;
 	unsigned long splits;
-	unsigned long contention_splits;
 	unsigned long merges;
 };
 
@@ -367,14 +354,8 @@ struct rbh_bucket_head {
 	u8 depth;		/* The bucket holds keys with this many top bits */
 	u8 flags;
 	u8 count;		/* Entries in use (stored or reserved) */
-	u8 contention;		/* Contended lock acquisitions, decaying */
 	struct rbh_bucket __rcu *chain;	/* Overflow buckets */
 	union {
-		/* A primary bucket in use, under its lock */
-		struct {
-			u32 hold;	/* Removals before a merge */
-			u32 gen;	/* Changes to its entries */
-		};
 		/*
 		 * The first bucket of a chain, under the primary's lock:
 		 * every key stored in the chain equals chain_ref in the
@@ -656,15 +637,12 @@ static __always_inline void *rbh_first(struct rbh_iter *rbhi,
 
 #if IS_ENABLED(CONFIG_KUNIT)
 /*
- * Every allocation the rosebush makes goes through one of the first two
+ * Every allocation the rosebush makes goes through one of these
  * functions, which the KUnit suite redirects (kunit/static_stub.h) to
- * inject allocation failures; it redirects the third, called between the
- * steps of a split (rbh_split_steps()), to change the bucket meanwhile.
- * Not for any other use.
+ * inject allocation failures.  Not for any other use.
  */
 struct rbh_bucket *rbh_alloc_bucket(gfp_t gfp);
 void *rbh_alloc_table(unsigned int depth, gfp_t gfp);
-void rbh_split_pause(struct rbh *rbh);
 #endif
 
 #endif /* _LINUX_ROSEBUSH_H */

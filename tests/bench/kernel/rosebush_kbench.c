@@ -43,16 +43,6 @@
  * when the scheduler asks (the guests this runs in are slow, and a
  * kworker bound to this CPU may be waiting to resize a table).
  *
- * mode=contention is evidence for rosebush's contention split: a bucket
- * whose lock is often contended is split, even though it is not full, if
- * its keys differ at the bit below its prefix (rbh_lock_bucket() and
- * rbh_make_room_locked() in lib/rosebush.c).  One kthread per CPU removes
- * and re-inserts its own few objects, whose keys all start in one bucket
- * and differ in the thread's number just below the bucket's prefix, so
- * that splits can separate the threads.  There are fewer objects than a
- * bucket holds, so no bucket ever fills: any split is a contention split.
- * Every interval prints the updates done and the rosebush's splits.
- *
  * mode=resize fills one rosebush with each size in turn, then empties it,
  * waiting for the shrink work, and prints how long each took and how many
  * times the table grew and halved.  It is run in a kernel with the
@@ -65,15 +55,10 @@
  *
  * Usage: insmod rosebush_kbench.ko [mode=table] [sizes=N,N,...]
  *		[repeats=R] [ops=N] [seed=N]
- *	  insmod rosebush_kbench.ko mode=contention [threads=N]
- *		[per_thread=N] [intervals=N] [interval_ms=N] [seed=N]
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/cpumask.h>
-#include <linux/delay.h>
 #include <linux/hash.h>
-#include <linux/kthread.h>
 #include <linux/list_bl.h>
 #include <linux/log2.h>
 #include <linux/math64.h>
@@ -103,8 +88,6 @@
 #define BENCH_MIX_UPDATES	10
 /* Loops look at need_resched() every this many operations */
 #define BENCH_RESCHED_OPS	1024
-/* Contention mode: the thread number takes at most 5 bits of the key */
-#define BENCH_MAX_WORKERS	32
 
 static struct {
 	char *mode;
@@ -113,10 +96,6 @@ static struct {
 	unsigned int repeats;
 	unsigned long ops;
 	u64 seed;
-	unsigned int threads;
-	unsigned int per_thread;
-	unsigned int intervals;
-	unsigned int interval_ms;
 } opt = {
 	.mode = "table",
 	.sizes = { 1000, 10000, 100000, 1000000 },
@@ -124,13 +103,10 @@ static struct {
 	.repeats = 3,
 	.ops = 1UL << 20,
 	.seed = 1,
-	.per_thread = 2,
-	.intervals = 10,
-	.interval_ms = 200,
 };
 
 module_param_named(mode, opt.mode, charp, 0444);
-MODULE_PARM_DESC(mode, "\"table\" (default): compare the structures; \"contention\": rosebush's contention splits; \"resize\": fill and empty a rosebush");
+MODULE_PARM_DESC(mode, "\"table\" (default): compare the structures; \"resize\": fill and empty a rosebush");
 module_param_array_named(sizes, opt.sizes, ulong, &opt.nr_sizes, 0444);
 MODULE_PARM_DESC(sizes, "table: entries of each measurement, up to 8 sizes of at most 4000000 (default 1000,10000,100000,1000000)");
 module_param_named(repeats, opt.repeats, uint, 0444);
@@ -139,16 +115,7 @@ module_param_named(ops, opt.ops, ulong, 0444);
 MODULE_PARM_DESC(ops, "table: operations per lookup or mix measurement (default 2^20)");
 module_param_named(seed, opt.seed, ullong, 0444);
 MODULE_PARM_DESC(seed, "seed of the keys and operations (default 1)");
-module_param_named(threads, opt.threads, uint, 0444);
-MODULE_PARM_DESC(threads, "contention: threads, 2 to 32 (default: one per online CPU)");
-module_param_named(per_thread, opt.per_thread, uint, 0444);
-MODULE_PARM_DESC(per_thread, "contention: objects each thread updates (default 2)");
-module_param_named(intervals, opt.intervals, uint, 0444);
-MODULE_PARM_DESC(intervals, "contention: intervals to report (default 10)");
-module_param_named(interval_ms, opt.interval_ms, uint, 0444);
-MODULE_PARM_DESC(interval_ms, "contention: length of an interval in ms (default 200)");
 
-static bool bench_contention_mode;
 static bool bench_resize_mode;
 
 /* 32 bytes, padded to a cache line */
@@ -1152,329 +1119,6 @@ out:
 	return err;
 }
 
-/* ---- contention mode ---- */
-
-/*
- * The keys share their top bit, which the first table of a rosebush
- * (two slots, two buckets) indexes with: all of them start in one bucket,
- * of depth 1.  A split separates keys at the bit below the bucket's
- * prefix only, so the thread's number comes right after that bit.
- */
-#define BENCH_SHARED_BITS	1
-
-/*
- * rosebush indexes its table with the top bits of hash * GOLDEN_RATIO_32
- * (rbh_key() in lib/rosebush.c, not part of the API), so to choose the
- * bucket of an object, invert that: the hash of @key is key times the
- * inverse of GOLDEN_RATIO_32 modulo 2^32.  Every odd number has one; each
- * step of Newton's iteration doubles the low bits that are right, of
- * which there are 3 to start with (a * a = 1 modulo 8 for odd a).
- * bench_contention_setup() checks that the objects do share a bucket.
- */
-static u32 bench_rbh_hash_of_key(u32 key)
-{
-	u32 a = GOLDEN_RATIO_32, inv = a;
-	int i;
-
-	for (i = 0; i < 4; i++)
-		inv *= 2 - a * inv;
-	return key * inv;
-}
-
-/* One updating thread, on a cache line of its own */
-struct bench_worker {
-	/* Written by the worker: updates so far, and why it stopped */
-	unsigned long updates;
-	int err;
-	const char *failed;		/* "removal" or "insertion" */
-	struct bench_obj *out;		/* not in the rosebush after a failure */
-	/* Set up before it starts */
-	struct task_struct *task;
-	struct bench_obj **objs;	/* opt.per_thread of them */
-} ____cacheline_aligned_in_smp;
-
-static struct bench_worker bench_workers[BENCH_MAX_WORKERS];
-/* The objects of every worker in turn, opt.per_thread each */
-static struct bench_obj **bench_cobjs;
-
-/* After a failure a kthread waits: kthread_stop() needs it to exist. */
-static void bench_wait_for_stop(void)
-{
-	for (;;) {
-		set_current_state(TASK_INTERRUPTIBLE);
-		if (kthread_should_stop())
-			break;
-		schedule();
-	}
-	__set_current_state(TASK_RUNNING);
-}
-
-/*
- * Remove one of our objects and store it again, round and round.  The
- * object's key field holds the hash it is stored under.
- */
-static int bench_worker_fn(void *arg)
-{
-	struct bench_worker *w = arg;
-	struct bench_obj *obj;
-	unsigned int i = 0;
-	int err;
-
-	while (!kthread_should_stop()) {
-		obj = w->objs[i];
-		w->failed = "removal";
-		err = rbh_remove(&bench_rbh, (u32)obj->key, obj);
-		if (!err) {
-			w->failed = "insertion";
-			err = rbh_insert(&bench_rbh, (u32)obj->key, obj);
-		}
-		if (err) {
-			w->out = obj;
-			w->err = err;
-			break;
-		}
-		WRITE_ONCE(w->updates, w->updates + 1);
-		if (++i == opt.per_thread)
-			i = 0;
-		cond_resched();
-	}
-	bench_wait_for_stop();
-	return 0;
-}
-
-/*
- * Make, store and check the objects: thread t's keys are 0 (the shared
- * top bit), then t in @tbits bits, then random bits.
- */
-static int bench_contention_setup(unsigned int nr, unsigned int tbits)
-{
-	unsigned int low = 32 - BENCH_SHARED_BITS - tbits;
-	unsigned int total = nr * opt.per_thread;
-	u64 rnd = bench_mix64(opt.seed);
-	struct rbh_stats stats;
-	struct bench_obj *obj;
-	unsigned int t, k;
-	u32 key;
-	int err;
-
-	bench_cobjs = kcalloc(total, sizeof(*bench_cobjs), GFP_KERNEL);
-	if (!bench_cobjs)
-		goto nomem;
-	for (k = 0; k < total; k++) {
-		obj = bench_obj_alloc();
-		if (!obj)
-			goto nomem;
-		bench_cobjs[k] = obj;
-		t = k / opt.per_thread;
-		key = (t << low) | ((u32)bench_rand(&rnd) & (BIT(low) - 1));
-		obj->key = bench_rbh_hash_of_key(key);
-		err = rbh_insert(&bench_rbh, (u32)obj->key, obj);
-		if (err) {
-			pr_err("insertion of object %u failed: %d\n", k, err);
-			return err;
-		}
-	}
-
-	/* The other bucket of the first table is empty */
-	rbh_stats(&bench_rbh, &stats);
-	if (stats.entries != total || stats.buckets != 2 ||
-	    stats.occupancy[0] != 1 || stats.occupancy[total] != 1) {
-		pr_err("the %u objects are not in one bucket (%lu entries, %lu buckets): has rbh_key() changed?\n",
-		       total, stats.entries, stats.buckets);
-		return -EIO;
-	}
-	return 0;
-nomem:
-	pr_err("out of memory for %u objects\n", total);
-	return -ENOMEM;
-}
-
-static void bench_workers_stop(unsigned int nr)
-{
-	unsigned int t;
-
-	for (t = 0; t < nr; t++) {
-		if (bench_workers[t].task)
-			kthread_stop(bench_workers[t].task);
-		bench_workers[t].task = NULL;
-	}
-}
-
-/* Start thread t on the t-th online CPU, wrapping around. */
-static int bench_workers_start(unsigned int nr)
-{
-	unsigned int t, cpus = num_online_cpus();
-	struct task_struct *task;
-
-	for (t = 0; t < nr; t++) {
-		bench_workers[t] = (struct bench_worker){
-			.objs = &bench_cobjs[t * opt.per_thread],
-		};
-		task = kthread_create(bench_worker_fn, &bench_workers[t],
-				      "rbh_kbench/%u", t);
-		if (IS_ERR(task)) {
-			pr_err("cannot start thread %u: %ld\n", t,
-			       PTR_ERR(task));
-			/* Threads not woken up exit without running */
-			bench_workers_stop(t);
-			return PTR_ERR(task);
-		}
-		kthread_bind(task, cpumask_nth(t % cpus, cpu_online_mask));
-		bench_workers[t].task = task;
-	}
-	for (t = 0; t < nr; t++)
-		wake_up_process(bench_workers[t].task);
-	return 0;
-}
-
-/* Updates of every thread so far; -EIO if a thread failed. */
-static int bench_workers_updates(unsigned int nr, unsigned long *sum)
-{
-	unsigned int t;
-	int err = 0;
-
-	*sum = 0;
-	for (t = 0; t < nr; t++) {
-		*sum += READ_ONCE(bench_workers[t].updates);
-		if (READ_ONCE(bench_workers[t].err))
-			err = -EIO;
-	}
-	return err;
-}
-
-/* Each thread's error, after the threads stopped */
-static int bench_workers_check(unsigned int nr)
-{
-	struct bench_worker *w;
-	unsigned int t;
-	int err = 0;
-
-	for (t = 0; t < nr; t++) {
-		w = &bench_workers[t];
-		if (!w->err)
-			continue;
-		pr_err("thread %u: %s of hash %#llx failed: %d\n", t,
-		       w->failed, w->out->key, w->err);
-		err = err ?: w->err;
-	}
-	return err;
-}
-
-/* Remove every object that should be there, and check that none is left. */
-static int bench_contention_drain(unsigned int nr)
-{
-	unsigned int k, total = nr * opt.per_thread;
-	struct bench_obj *obj;
-	int err = 0, ret;
-
-	for (k = 0; k < total; k++) {
-		obj = bench_cobjs[k];
-		if (obj == bench_workers[k / opt.per_thread].out)
-			continue;
-		ret = rbh_remove(&bench_rbh, (u32)obj->key, obj);
-		if (ret) {
-			pr_err("removal of object %u failed: %d\n", k, ret);
-			err = -EIO;
-		}
-	}
-	if (!rbh_empty(&bench_rbh)) {
-		pr_err("the rosebush is not empty after removing everything\n");
-		err = -EIO;
-	}
-	return err;
-}
-
-/* Report @intervals intervals; the updates per second of the first and last */
-static int bench_contention_run(unsigned int nr, u64 *first, u64 *last)
-{
-	unsigned long sum, prev = 0;
-	struct rbh_stats stats;
-	u64 t0, now, rate;
-	unsigned int k;
-	int err = 0;
-
-	t0 = ktime_get_ns();
-	for (k = 1; k <= opt.intervals && !err; k++) {
-		msleep(opt.interval_ms);
-		now = ktime_get_ns();
-		err = bench_workers_updates(nr, &sum);
-		rate = div64_u64((u64)(sum - prev) * NSEC_PER_SEC,
-				 max(now - t0, 1ULL));
-		rbh_stats(&bench_rbh, &stats);
-		pr_info("interval %2u: %9lu updates, %9llu/s; contention splits %lu, splits %lu, merges %lu, buckets %lu\n",
-			k, sum - prev, rate, stats.contention_splits,
-			stats.splits, stats.merges, stats.buckets);
-		if (k == 1)
-			*first = rate;
-		*last = rate;
-		prev = sum;
-		t0 = now;
-	}
-	return err;
-}
-
-static int bench_contention(void)
-{
-	unsigned int nr = opt.threads ?: num_online_cpus();
-	unsigned int k, tbits, total = nr * opt.per_thread;
-	struct bench_line l = { };
-	u64 first = 0, last = 0;
-	struct rbh_stats stats;
-	int err, ret;
-
-	if (nr < 2 || nr > BENCH_MAX_WORKERS) {
-		pr_err("contention: threads=%u, but 2 to %u are needed\n", nr,
-		       BENCH_MAX_WORKERS);
-		return -EINVAL;
-	}
-	tbits = order_base_2(nr);
-	rbh_init(&bench_rbh);
-	/* An empty rosebush knows its capacity */
-	rbh_stats(&bench_rbh, &stats);
-	if (total > stats.bucket_capacity) {
-		pr_err("contention: %u threads x %u objects do not fit in a bucket of %u\n",
-		       nr, opt.per_thread, stats.bucket_capacity);
-		return -EINVAL;
-	}
-	pr_info("# contention: %u threads on %u CPUs, %u objects each: %u entries in one bucket of %u;\n",
-		nr, num_online_cpus(), opt.per_thread, total,
-		stats.bucket_capacity);
-	pr_info("# keys share their top bit, then hold the thread's number in %u bits;\n",
-		tbits);
-	pr_info("# an update is a removal and an insertion; \"splits\" are the ordinary ones, of full buckets\n");
-
-	err = bench_contention_setup(nr, tbits);
-	if (err)
-		goto out;
-	err = bench_workers_start(nr);
-	if (err)
-		goto out;
-	err = bench_contention_run(nr, &first, &last);
-	bench_workers_stop(nr);
-	ret = bench_workers_check(nr);
-	err = ret ?: err;
-	ret = bench_contention_drain(nr);
-	err = err ?: ret;
-	rbh_stats(&bench_rbh, &stats);
-	if (stats.splits)
-		pr_warn("%lu ordinary splits: not every split was a contention split\n",
-			stats.splits);
-	bench_line_add(&l, "summary: %lu contention splits, %lu ordinary splits, %lu merges; ",
-		       stats.contention_splits, stats.splits, stats.merges);
-	bench_line_add(&l, "%llu/s in the first interval, %llu/s in the last, last/first ",
-		       first, last);
-	bench_line_quotient(&l, 0, last, first, 2);
-	bench_line_print(&l);
-out:
-	rbh_destroy(&bench_rbh);
-	for (k = 0; bench_cobjs && k < total; k++)
-		if (bench_cobjs[k])
-			kmem_cache_free(bench_cache, bench_cobjs[k]);
-	kfree(bench_cobjs);
-	bench_cobjs = NULL;
-	return err;
-}
-
 /* ---- resize ---- */
 
 /* Fill a rosebush with @n entries, then empty it: grows, then halvings */
@@ -1543,13 +1187,11 @@ static int bench_check_params(void)
 
 	unsigned long max = BENCH_MAX_ENTRIES;
 
-	if (!strcmp(opt.mode, "contention")) {
-		bench_contention_mode = true;
-	} else if (!strcmp(opt.mode, "resize")) {
+	if (!strcmp(opt.mode, "resize")) {
 		bench_resize_mode = true;
 		max = BENCH_MAX_RESIZE_ENTRIES;
 	} else if (strcmp(opt.mode, "table")) {
-		pr_err("mode=%s: \"table\", \"contention\" or \"resize\" only\n",
+		pr_err("mode=%s: \"table\" or \"resize\" only\n",
 		       opt.mode);
 		return -EINVAL;
 	}
@@ -1567,10 +1209,6 @@ static int bench_check_params(void)
 	}
 	if (!opt.ops || opt.ops > BENCH_MAX_OPS) {
 		pr_err("ops=%lu: 1 to %lu only\n", opt.ops, BENCH_MAX_OPS);
-		return -EINVAL;
-	}
-	if (!opt.per_thread || !opt.intervals || !opt.interval_ms) {
-		pr_err("per_thread, intervals and interval_ms must not be 0\n");
 		return -EINVAL;
 	}
 	return 0;
@@ -1591,9 +1229,7 @@ static int __init bench_init(void)
 		pr_err("cannot create the object cache\n");
 		return -ENOMEM;
 	}
-	if (bench_contention_mode)
-		err = bench_contention();
-	else if (bench_resize_mode)
+	if (bench_resize_mode)
 		err = bench_resize();
 	else
 		err = bench_table_mode();
@@ -1611,5 +1247,5 @@ static void __exit bench_exit(void)
 module_init(bench_init);
 module_exit(bench_exit);
 
-MODULE_DESCRIPTION("Rosebush against rhashtable and hlist_bl, and its contention splits");
+MODULE_DESCRIPTION("Rosebush against rhashtable and hlist_bl");
 MODULE_LICENSE("GPL");

@@ -990,9 +990,8 @@ int main(int argc, char **argv)
 	printf("# end: entries=%lu (expected %lu) buckets=%lu overflow_buckets=%lu table_slots=%lu bytes=%lu capacity=%u\n",
 	       stats.entries, expected, stats.buckets, stats.overflow_buckets,
 	       stats.table_slots, stats.bytes, stats.bucket_capacity);
-	printf("# rbh_stats: grows=%lu splits=%lu merges=%lu shrinks=%lu contention_splits=%lu\n",
-	       stats.grows, stats.splits, stats.merges, stats.shrinks,
-	       stats.contention_splits);
+	printf("# rbh_stats: grows=%lu splits=%lu merges=%lu shrinks=%lu\n",
+	       stats.grows, stats.splits, stats.merges, stats.shrinks);
 	if (!stats.grows || !stats.splits || !stats.merges || !stats.shrinks)
 		printf("# NOTE: not every kind of resize happened: raise ops= or size=\n");
 
@@ -1013,9 +1012,8 @@ int main(int argc, char **argv)
 	printf("# drained to the %lu stable entries: entries=%lu buckets=%lu overflow_buckets=%lu table_slots=%lu bytes=%lu\n",
 	       nr_stable_entries, stats.entries, stats.buckets,
 	       stats.overflow_buckets, stats.table_slots, stats.bytes);
-	printf("# rbh_stats: grows=%lu splits=%lu merges=%lu shrinks=%lu contention_splits=%lu\n",
-	       stats.grows, stats.splits, stats.merges, stats.shrinks,
-	       stats.contention_splits);
+	printf("# rbh_stats: grows=%lu splits=%lu merges=%lu shrinks=%lu\n",
+	       stats.grows, stats.splits, stats.merges, stats.shrinks);
 
 	rbh_destroy(&bush);
 	for (i = 0; i < NR_STABLE + NR_HOT; i++)
