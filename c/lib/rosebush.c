@@ -1192,12 +1192,11 @@ static bool rbh_may_grow(const struct rbh *rbh, unsigned int depth,
  */
 static bool rbh_handed_over(const struct rbh *rbh, u32 key, unsigned int d)
 {
-	/* Pairs with smp_store_release() in rbh_resize_later() */
-	unsigned int i, nr = min_t(unsigned int,
-				   smp_load_acquire(&rbh->rbh_split_nr),
-				   RBH_SHRINK_KEYS);
+	unsigned int i, nr;
 
-	for (i = 0; i < nr; i++)
+	/* Pairs with smp_store_release() in rbh_resize_later() */
+	nr = smp_load_acquire(&rbh->rbh_split_nr);
+	for (i = 0; i < min_t(unsigned int, nr, RBH_SHRINK_KEYS); i++)
 		if (!((READ_ONCE(rbh->rbh_split_keys[i]) ^ key) >> (32 - d)))
 			return true;
 	return false;
@@ -2125,9 +2124,9 @@ out:
 
 /*
  * For the work: the splits of the buckets holding @keys, which
- * insertions handed over if @asked, or the walk found.  Each bucket is split, and the table doubled as each split
- * needs; then both halves of each split, and theirs, up to 32 halves
- * deep.  A key that still needs a split after RBH_DEFERRED_ROUNDS tries
+ * insertions handed over if @asked, or the walk found.  Each bucket is
+ * split, and the table doubled as each split needs; then both halves of
+ * each split, and theirs, up to 32 halves deep.  A key that still needs a split after RBH_DEFERRED_ROUNDS tries
  * is left to the next insertion that finds its bucket full.  *@grew is
  * set if the table doubled, which no halving may undo in the same run of
  * the work: the bucket that needed it may not have split (its removals,

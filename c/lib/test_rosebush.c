@@ -1959,7 +1959,7 @@ static void rbh_alloc_fail_grow(struct kunit *test)
 		/*
 		 * The allocator works again: the table doubles again, once
 		 * an insertion asks (the work runs here, so that what it
-		 * does does not depend on when a worker runs)
+		 * does not depend on when a worker runs)
 		 */
 		do {
 			KUNIT_ASSERT_LT(test, i, set->max);
