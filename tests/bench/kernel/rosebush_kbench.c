@@ -58,6 +58,8 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+/* <linux/bit_spinlock.h>, under <linux/list_bl.h>, needs cpu_relax() */
+#include <linux/processor.h>
 #include <linux/hash.h>
 #include <linux/list_bl.h>
 #include <linux/log2.h>
