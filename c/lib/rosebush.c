@@ -2126,11 +2126,11 @@ out:
  * For the work: the splits of the buckets holding @keys, which
  * insertions handed over if @asked, or the walk found.  Each bucket is
  * split, and the table doubled as each split needs; then both halves of
- * each split, and theirs, up to 32 halves deep.  A key that still needs a split after RBH_DEFERRED_ROUNDS tries
- * is left to the next insertion that finds its bucket full.  *@grew is
- * set if the table doubled, which no halving may undo in the same run of
- * the work: the bucket that needed it may not have split (its removals,
- * or a failed allocation).
+ * each split, and theirs, up to 32 halves deep.  A key that still needs a
+ * split after RBH_DEFERRED_ROUNDS tries is left to the next insertion
+ * that finds its bucket full.  *@grew is set if the table doubled, which
+ * no halving may undo in the same run of the work: the bucket that needed
+ * it may not have split (its removals, or a failed allocation).
  * Return: 0, or -ENOMEM if an allocation failed: the rest is left to
  * later insertions rather than tried while memory is short.
  */

@@ -147,8 +147,8 @@ static bool rbh_test_has_table(struct rbh *rbh)
 
 /*
  * Wait for the shrink work that insertions and removals queue, so that
- * what it grows, splits, folds, merges and halves shows in a snapshot.  A rosebush sets the work up
- * with its first table.
+ * what it grows, splits, folds, merges and halves shows in a snapshot.
+ * A rosebush sets the work up with its first table.
  */
 static void rbh_test_settle(struct rbh *rbh)
 {
