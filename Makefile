@@ -110,7 +110,7 @@ help:
 	@echo '                 MUTANTS="NAME..." for some): qemu-kunit or rust-compile-fail must'
 	@echo '                 fail on each; about 4 minutes a mutant'
 	@echo '  test           every test: tool self-tests, series checks, check-wmm,'
-	@echo '                 test-userspace, qemu-kunit, check-c, qemu-sample,'
+	@echo '                 test-userspace, check-layers, qemu-kunit, check-c, qemu-sample,'
 	@echo '                 qemu-dcache, qemu-bench-smoke, qemu-kcsan,'
 	@echo '                 qemu-dcache-kcsan, qemu-kunit-i386'
 	@echo '  check-wmm      rosebush'"'"'s barriers under the Linux-kernel memory model:'
@@ -124,6 +124,8 @@ help:
 	@echo '                 `make test` (about 25 minutes from an empty cache)'
 	@echo '  check-c        W=1 and sparse (C=2) on the series'"'"' C files, in a build'
 	@echo '                 directory of their own (needs qemu-kunit'"'"'s .config)'
+	@echo '  check-layers   lines per patch, the core'"'"'s size against CORE_LINES_MAX, and'
+	@echo '                 the userspace suite built and run at every patch that changes it'
 	@echo '  check-patches  the series git-ams onto the pristine tree, matches the c/'
 	@echo '                 rust/ samples/ mirrors, and has no checkpatch --strict error'
 	@echo '  export         write kernel-patches/ and the mirrors from the tree'"'"'s commits'
@@ -257,6 +259,16 @@ qemu-bench-smoke: tree
 	@KBENCH_TABLE_ARGS="sizes=1000,10000 repeats=1 ops=16384" \
 		$(RB) scripts/qemu-bench.sh kunit
 
+# The series patch by patch: lines per patch and the core's size, and the
+# userspace suite at every patch that changes what it compiles
+# (scripts/layers.sh).  The core's target is rhashtable's size, 2684 lines
+# (rhashtable.c, rhashtable.h, rhashtable-types.h); CORE_LINES_MAX is where
+# it stands, so that it can only shrink.
+CORE_LINES_MAX ?= 3330
+check-layers: tree
+	@CORE_LINES_MAX=$(CORE_LINES_MAX) $(RB) scripts/layers.sh lines
+	@$(RB) scripts/layers.sh bisect
+
 mutants: tree
 	@$(RB) tests/mutants/run.sh
 
@@ -278,6 +290,7 @@ test-tools: tree
 test: test-tools check-patches check-tree
 	@$(MAKE) --no-print-directory check-wmm
 	@$(MAKE) --no-print-directory test-userspace
+	@$(MAKE) --no-print-directory check-layers
 	@$(MAKE) --no-print-directory check-bench
 	@$(MAKE) --no-print-directory qemu-kunit
 	@$(MAKE) --no-print-directory check-c

@@ -23,13 +23,28 @@
 #include <linux/string.h>
 #include <linux/workqueue.h>
 
+/*
+ * Coding conventions in this file:
+ *
+ * @hash is the caller's hash value; @key is the hash mixed by rbh_key(),
+ * whose top bits index the table.
+ * @table is the table of bucket pointers, with 2^@depth slots.
+ * @d is a bucket's depth: its keys share their top @d bits, and
+ * 2^(@depth - @d) slots point at it.
+ * @primary is a bucket the table points at; its lock also protects its
+ * chain of overflow buckets.  @bucket is any bucket.
+ * @ref is any key in a bucket's range: it tells free entries from used.
+ * @g is a group of a bucket; @i an entry of it, or a slot of the table.
+ * @home is a key's home group.
+ * @spares holds memory allocated before taking the locks that use it.
+ */
+
 /* The bucket format is in <linux/rosebush.h>, for rbh_first(). */
 static_assert(sizeof(struct rbh_bucket) == RBH_BUCKET_SIZE);
 static_assert(RBH_ENTRIES >= 8 && RBH_ENTRIES <= RBH_MAX_ENTRIES);
 static_assert(RBH_GROUPS == 4 || RBH_GROUPS == 8);
 static_assert(RBH_HOMES >= 2);
 static_assert(sizeof(u32) <= RBH_WHOLE_KEYS);
-/* The header ends in its group (exactly at its end, if it fills it) */
 static_assert(RBH_HEAD_GROUP * RBH_GROUP_SIZE < sizeof(struct rbh_bucket_head) &&
 	      sizeof(struct rbh_bucket_head) <= (RBH_HEAD_GROUP + 1) * RBH_GROUP_SIZE);
 
@@ -41,46 +56,24 @@ static_assert(RBH_HEAD_GROUP * RBH_GROUP_SIZE < sizeof(struct rbh_bucket_head) &
 					RBH_FILTER_BITS - 1, \
 					RBH_CHAIN_DEST * RBH_FILTER_BITS)
 
-/*
- * Merge two buddies when together they hold at most two thirds of a
- * bucket.  A bucket splits only when it is full, so a merge is followed
- * by at least a third of a bucket's worth of inserts before the next split
- * of the merged bucket, and a split by a third of a bucket's worth of
- * removals before its halves merge again.
- */
+/* Buddies merge only into two thirds of a bucket, a third short of a split */
 #define RBH_MERGE_MAX		(2 * RBH_ENTRIES / 3)
-/* Buckets a walk of the table or of a chain visits between cond_resched() */
+/* Buckets a walk of the table visits between cond_resched() */
 #define RBH_WALK_BATCH		64
 /*
- * The table may double while it has at most RBH_SLOTS_PER_BUCKET slots per
- * bucket.  With random keys, the table is as deep as the deepest bucket,
- * and only a handful of buckets are: they take an overflow bucket rather
- * than double it, which halves the table (and its share of the cache) at
- * the cost of a chain for a few buckets.  A full bucket that already has
- * a full chain may double it up to RBH_SLOTS_PER_BUCKET_MAX slots per bucket,
- * so that keys crowded into part of the range split their buckets soon;
- * keys chosen to defeat splitting then go to overflow chains instead of
- * inflating the table.
+ * The table may double while it has at most RBH_SLOTS_PER_BUCKET slots
+ * per bucket, or RBH_SLOTS_PER_BUCKET_MAX for a bucket whose chain is
+ * full; past that, full buckets take overflow chains.
  */
 #define RBH_SLOTS_PER_BUCKET		3
 #define RBH_SLOTS_PER_BUCKET_MAX	16
-/*
- * The deepest table kvmalloc() can allocate, as it refuses more than
- * INT_MAX bytes: 2^27 slots (1 GiB) on 64-bit, 2^28 on 32-bit.  A full
- * bucket of a table this deep gets an overflow chain, as one does when
- * a deeper table cannot be allocated.
- */
+/* kvmalloc() refuses more than INT_MAX bytes */
 #define RBH_MAX_DEPTH		ilog2(INT_MAX / sizeof(void *))
 #define RBH_MIN_TABLE_BYTES	(RBH_SHIFT_MASK + 1)
 
 /*
- * The table word.  rbh->rbh_table holds the address of the table of
- * bucket pointers, which is at least 32 bytes and naturally aligned, with
- * 32 - D in the low five bits, where D is the table's depth, from 1 (the
- * first table) to RBH_MAX_DEPTH: the table has 2^D slots, and a key's
- * slot is the key shifted right by 32 - D.
- * Reading one word gives the table and its size together, and a lookup
- * needs no arithmetic to index it.  rbh_untag() is in <linux/rosebush.h>.
+ * The table word: the table of 2^D slots (naturally aligned, at least 32
+ * bytes) with 32 - D, the shift from key to slot, in its low five bits.
  */
 static struct rbh_table *rbh_tag(struct rbh_bucket __rcu **table,
 				 unsigned int depth)
@@ -89,11 +82,9 @@ static struct rbh_table *rbh_tag(struct rbh_bucket __rcu **table,
 }
 
 /*
- * A rosebush with no table has RBH_NO_TABLE for its table word: this
- * table, whose slots point at one bucket of zeroes, which nobody writes.
- * A lookup that reaches it finds no key but 0, whose entries hold NULL,
- * as reservations do, and so finds nothing, without testing for the
- * table; writers see no table (rbh_table_word(), rbh_untag()).
+ * RBH_NO_TABLE: slots that point at a bucket of zeroes, where a lookup
+ * finds only NULL, as in a reservation, and so needs no test for a table.
+ * Exported for RBH_INIT(), which initialises a rosebush in a module.
  */
 static const struct rbh_bucket rbh_empty_bucket;
 struct rbh_bucket __rcu *const rbh_empty_table[RBH_MIN_TABLE_BYTES / sizeof(void *)]
@@ -101,7 +92,6 @@ struct rbh_bucket __rcu *const rbh_empty_table[RBH_MIN_TABLE_BYTES / sizeof(void
 	[0 ... RBH_MIN_TABLE_BYTES / sizeof(void *) - 1] =
 		(struct rbh_bucket __force __rcu *)&rbh_empty_bucket,
 };
-/* For RBH_INIT(), which initialises a rosebush in a module's storage */
 EXPORT_SYMBOL_GPL(rbh_empty_table);
 
 /* Bit @d of @key, counting from the top. */
@@ -113,8 +103,7 @@ static unsigned int rbh_bit(u32 key, unsigned int d)
 /* The filter bit of destination @dest that @key selects. */
 static __always_inline u32 rbh_filter_bit(u32 key, unsigned int dest)
 {
-	return BIT(dest * RBH_FILTER_BITS +
-		   ((rbh_mix(key) >> 16) & (RBH_FILTER_BITS - 1)));
+	return BIT(dest * RBH_FILTER_BITS + rbh_filter_shift(key));
 }
 
 /* Entries in group @g: none before the header ends. */
@@ -125,10 +114,7 @@ static __always_inline unsigned int rbh_group_entries(unsigned int g)
 	return g == RBH_HEAD_GROUP ? RBH_HEAD_ENTRIES : RBH_GROUP_MAX;
 }
 
-/*
- * A group ends at its cache line's end with its pointers, which that
- * aligns; the keys come before them and the filter before the keys.
- */
+/* Filter, keys, then pointers, which end the group's cache line */
 static __always_inline size_t rbh_slots_offset(unsigned int g)
 {
 	return (g + 1) * RBH_GROUP_SIZE -
@@ -158,11 +144,7 @@ static __always_inline u32 *rbh_filter(struct rbh_bucket *bucket,
 	return (u32 *)(bucket->bytes + rbh_keys_offset(g) - sizeof(u32));
 }
 
-/*
- * Step to entry *@i of group *@g, or to the first entry of the next group
- * that has one if that is past the end of group *@g.
- * Return: false once there are no more groups.
- */
+/* Move *@g and *@i to the next entry there is; false past the last one */
 static __always_inline bool rbh_entry_valid(unsigned int *g, unsigned int *i)
 {
 	while (*g < RBH_GROUPS && *i >= rbh_group_entries(*g)) {
@@ -172,14 +154,10 @@ static __always_inline bool rbh_entry_valid(unsigned int *g, unsigned int *i)
 	return *g < RBH_GROUPS;
 }
 
-/* Every entry of a bucket, group by group. */
 #define rbh_for_each_entry(g, i)					\
 	for ((g) = RBH_HEAD_GROUP, (i) = 0; rbh_entry_valid(&(g), &(i)); (i)++)
 
-/*
- * Every key a bucket holds has the same top bit, so a key with the other
- * top bit marks a free entry: no lookup that reaches the bucket matches it.
- */
+/* A bucket's keys share their top bit: a free entry has the other one */
 static u32 rbh_free_key(u32 key)
 {
 	return key ^ BIT(31);
@@ -191,25 +169,202 @@ static bool rbh_entry_free(struct rbh_bucket *bucket, unsigned int g,
 	return (rbh_keys(bucket, g)[i] ^ key) & BIT(31);
 }
 
+/*
+ * Lookup.  rbh_first(), inline in <linux/rosebush.h>, reads the home group;
+ * rbh_next() and __rbh_first_spilled() walk on, under the RCU read lock or
+ * a bucket lock, through the groups the home filter names and the chain.
+ */
+
+/* rbh_group_match() for any group @g of @bucket, the header's too */
+static __always_inline unsigned int rbh_match(struct rbh_bucket *bucket,
+					      unsigned int g, u32 key)
+{
+	u32 *keys = rbh_keys(bucket, g);
+	unsigned int i, match = 0;
+
+	if (g > RBH_HEAD_GROUP)
+		return rbh_group_match(bucket, g, key);
+	if (g == RBH_HEAD_GROUP)
+		for (i = 0; i < RBH_HEAD_ENTRIES; i++)
+			match |= (unsigned int)(READ_ONCE(keys[i]) == key) << i;
+	return match;
+}
+
+/* The next pointer under @key in group @g, from and past entry *@index */
+static __always_inline void *rbh_group_next(struct rbh_bucket *bucket,
+					    unsigned int g, u32 key,
+					    unsigned int *index)
+{
+	unsigned int i, match;
+	void *p;
+
+	match = rbh_match(bucket, g, key) & (~0U << *index);
+	for (; match; match &= match - 1) {
+		i = __ffs(match);
+		/* Pairs with smp_store_release() in rbh_set_entry() */
+		smp_rmb();
+		p = rbh_dereference(rbh_slots(bucket, g)[i]);
+		if (p) {
+			*index = i + 1;
+			return p;
+		}
+	}
+	return NULL;
+}
+
+/* rbh_group_next() through the groups @dests names, from step *@step */
+static __always_inline void *rbh_dests_next(struct rbh_bucket *bucket,
+					    u32 key, unsigned int home,
+					    unsigned int dests,
+					    unsigned int *step,
+					    unsigned int *index)
+{
+	unsigned int left;
+	void *p;
+
+	/*
+	 * The groups left to walk, each by the lowest bit of its field: not
+	 * the chain's, nor (cleared by -BIT()) those of steps before *@step.
+	 */
+	left = dests & ~BIT(RBH_CHAIN_DEST * RBH_FILTER_BITS) &
+	       -BIT((*step - 1) * RBH_FILTER_BITS);
+	for (; left; left &= left - 1, *index = 0) {
+		*step = __ffs(left) / RBH_FILTER_BITS + 1;
+		p = rbh_group_next(bucket, home ^ *step, key, index);
+		if (p)
+			return p;
+	}
+	*step = RBH_GROUPS;
+	return NULL;
+}
+
+/* Walk step RBH_STEP_CHAIN + g: group g of an overflow bucket */
+#define RBH_STEP_CHAIN		RBH_GROUPS
+static_assert(RBH_STEP_CHAIN + RBH_GROUPS < RBH_ITER_DONE);
+
+/* Home group (step 0), groups its filter names (home ^ step), then chain */
+static noinline void *rbh_walk_on(struct rbh_iter *rbhi)
+{
+	unsigned int step = rbhi->step, index = rbhi->index, home;
+	struct rbh_bucket *bucket = rbhi->bucket;
+	u32 key = rbhi->key;
+	void *p;
+
+	if (step < RBH_STEP_CHAIN) {
+		home = rbh_home(key);
+		if (!step) {
+			p = rbh_group_next(bucket, home, key, &index);
+			if (p)
+				goto found;
+			rbhi->dests = (READ_ONCE(*rbh_filter(bucket, home)) >>
+				       rbh_filter_shift(key)) & RBH_FILTER_LOW;
+			step = 1;
+			index = 0;
+		}
+		p = rbh_dests_next(bucket, key, home, rbhi->dests, &step,
+				   &index);
+		if (p)
+			goto found;
+		if (!(rbhi->dests & BIT(RBH_CHAIN_DEST * RBH_FILTER_BITS)))
+			goto done;
+		/* Past the primary bucket's last group: on to the chain */
+		step = RBH_STEP_CHAIN + RBH_GROUPS;
+	}
+
+	for (;;) {
+		for (; step < RBH_STEP_CHAIN + RBH_GROUPS; step++, index = 0) {
+			p = rbh_group_next(bucket, step - RBH_STEP_CHAIN, key,
+					   &index);
+			if (p)
+				goto found;
+		}
+		bucket = rbh_dereference(bucket->h.chain);
+		if (!bucket)
+			goto done;
+		step = RBH_STEP_CHAIN + RBH_HEAD_GROUP;
+		index = 0;
+	}
+found:
+	rbhi->bucket = bucket;
+	rbhi->step = step;
+	rbhi->index = index;
+	return p;
+done:
+	rbhi->step = RBH_ITER_DONE;
+	return NULL;
+}
+
+/*
+ * The rest of rbh_first(): the groups and chain of @bucket that @dests,
+ * @key's home filter bits (shifted down; not 0), names.
+ * Context: Any context, with the RCU read lock held.  Does not sleep.
+ * Return: The first pointer found, or NULL.
+ */
+void *__rbh_first_spilled(struct rbh_iter *rbhi, struct rbh_bucket *bucket,
+			  u32 key, unsigned int dests)
+{
+	unsigned int step = 1, index = 0;
+	void *p;
+
+	rbhi->key = key;
+	rbhi->bucket = bucket;
+	rbhi->dests = dests;
+	p = rbh_dests_next(bucket, key, rbh_home(key), dests, &step, &index);
+	if (likely(p)) {
+		rbhi->index = index;
+		rbhi->step = step;
+		return p;
+	}
+	if (!(dests & BIT(RBH_CHAIN_DEST * RBH_FILTER_BITS))) {
+		rbhi->step = RBH_ITER_DONE;
+		return NULL;
+	}
+	rbhi->index = 0;
+	rbhi->step = RBH_STEP_CHAIN + RBH_GROUPS;
+	return rbh_walk_on(rbhi);
+}
+EXPORT_SYMBOL_GPL(__rbh_first_spilled);
+
+/**
+ * rbh_next() - Return the next pointer stored under the walk's hash.
+ * @rbhi: The iterator, started by rbh_first() or rbh_iter_lock().
+ *
+ * Returns what rbh_first() promises.  Do not call it again once it or
+ * rbh_first() has returned NULL.
+ *
+ * Context: RCU read lock held (any flavour), or the walk was locked with
+ * rbh_iter_lock().  Does not sleep.
+ * Return: The next pointer, or NULL when there are no more.
+ */
+void *rbh_next(struct rbh_iter *rbhi)
+{
+	RCU_LOCKDEP_WARN(!rcu_read_lock_any_held(), "iteration without the RCU read lock");
+	if (rbhi->step == RBH_ITER_DONE)
+		return NULL;
+	/* Neither rbh_first() nor rbh_iter_lock() started the walk */
+	if (WARN_ON_ONCE(!rbhi->bucket))
+		return NULL;
+	return rbh_walk_on(rbhi);
+}
+EXPORT_SYMBOL_GPL(rbh_next);
+
+/*
+ * Memory.  Everything a writer needs is allocated before it takes a lock,
+ * into a struct rbh_spares, through two functions KUnit can make fail.
+ */
+
 static_assert((sizeof(void *) << RBH_MAX_DEPTH) <= INT_MAX);
 
 /*
- * A grow or a halving copies this many slots of the current table at a
- * time under the resize lock, then lets others have it: see "Resizing in
- * bounded steps" in Documentation/core-api/rosebush.rst.  A power of two,
- * at least 4; the userspace tests make it small.
+ * Slots a grow or a halving copies per hold of the resize lock: see
+ * "Resizing" in Documentation/core-api/rosebush.rst.  A power of two.
  */
 #ifndef RBH_RESIZE_STEP
 #define RBH_RESIZE_STEP		1024UL
 #endif
 static_assert(!(RBH_RESIZE_STEP & (RBH_RESIZE_STEP - 1)) && RBH_RESIZE_STEP >= 4);
 
-/*
- * No bucket is more than RBH_RANGE_SHIFT levels shallower than the table,
- * so that no bucket's range is wider than RBH_RESIZE_STEP slots, and a
- * split, merge or fold points at most that many: see "Resizing in bounded
- * steps" in Documentation/core-api/rosebush.rst.
- */
+/* So that no bucket covers more than RBH_RESIZE_STEP slots of the table */
 #define RBH_RANGE_SHIFT		ilog2(RBH_RESIZE_STEP)
 
 /* The shallowest a bucket may be in a table of depth @depth */
@@ -223,10 +378,7 @@ static size_t rbh_table_bytes(unsigned int depth)
 	return max(sizeof(void *) << depth, (size_t)RBH_MIN_TABLE_BYTES);
 }
 
-/*
- * Every allocation goes through these two functions so that the KUnit
- * suite can make them fail.
- */
+/* All allocations go through these two, so that KUnit can make them fail */
 VISIBLE_IF_KUNIT struct rbh_bucket *rbh_alloc_bucket(gfp_t gfp)
 {
 	KUNIT_STATIC_STUB_REDIRECT(rbh_alloc_bucket, gfp);
@@ -241,11 +393,6 @@ VISIBLE_IF_KUNIT void *rbh_alloc_table(unsigned int depth, gfp_t gfp)
 }
 EXPORT_SYMBOL_IF_KUNIT(rbh_alloc_table);
 
-/*
- * Make @bucket an empty bucket of depth @depth for keys like @key.  Only
- * a primary bucket's lock is ever taken: rbh_primary_init() gives it the
- * rosebush's class.
- */
 static void rbh_bucket_init(struct rbh_bucket *bucket, unsigned int depth,
 			    u32 key)
 {
@@ -258,7 +405,7 @@ static void rbh_bucket_init(struct rbh_bucket *bucket, unsigned int depth,
 		rbh_keys(bucket, g)[i] = rbh_free_key(key);
 }
 
-/* Make @bucket an empty primary bucket of @rbh: see rbh_bucket_init(). */
+/* Only a primary bucket's lock is taken: give it @rbh's class */
 static void rbh_primary_init(const struct rbh *rbh, struct rbh_bucket *bucket,
 			     unsigned int depth, u32 key)
 {
@@ -268,7 +415,6 @@ static void rbh_primary_init(const struct rbh *rbh, struct rbh_bucket *bucket,
 #endif
 }
 
-/* Buckets allocated before taking the locks that need them. */
 struct rbh_spares {
 	struct rbh_bucket *buckets;	/* linked through h.chain */
 	unsigned int nr;
@@ -292,10 +438,7 @@ static void rbh_spare_put(struct rbh_spares *spares, struct rbh_bucket *bucket)
 	spares->nr++;
 }
 
-/*
- * Allocate buckets of @rbh with @gfp until @spares holds @nr.  Called
- * without locks: may sleep.  The table is only the first one.
- */
+/* Fill @spares: @nr buckets with @gfp, a table with GFP_KERNEL.  Sleeps. */
 static int rbh_spares_fill(const struct rbh *rbh, struct rbh_spares *spares,
 			   unsigned int nr, unsigned int table_depth, gfp_t gfp)
 {
@@ -326,9 +469,11 @@ static void rbh_spares_free(struct rbh_spares *spares)
 }
 
 /*
- * The table word, to look at the table: under the RCU read lock or the
- * resize lock.
+ * The table.  Written under the resize lock and published with
+ * rcu_assign_pointer(); a slot changes under its bucket's lock as well.
  */
+
+/* The table word, under the RCU read lock or the resize lock; NULL if none */
 static struct rbh_table *rbh_table_word(const struct rbh *rbh)
 {
 	/* Pairs with rcu_assign_pointer() in rbh_publish_table() */
@@ -356,17 +501,7 @@ static struct rbh_bucket __rcu **rbh_table_locked(struct rbh *rbh,
 			 depth);
 }
 
-/*
- * Note whether the table has more slots than its buckets could have made
- * it grow to (RBH_SLOTS_PER_BUCKET_MAX per bucket, or half the widest
- * range a bucket may cover if that is less, but no fewer than
- * RBH_SLOTS_PER_BUCKET): then buckets have merged since it grew, and two
- * as deep as it that fit in one may have been left apart (see
- * rbh_looks_at_buddy()).  Called under
- * the resize lock whenever the table's depth or the number of buckets
- * changes; removals and the shrink work read it without locks, as a
- * hint.
- */
+/* Has merging left the table larger than its buckets could have grown it? */
 static void rbh_note_size(struct rbh *rbh)
 {
 	unsigned long per_bucket = max(RBH_SLOTS_PER_BUCKET * 1UL,
@@ -382,14 +517,7 @@ static void rbh_note_size(struct rbh *rbh)
 	WRITE_ONCE(rbh->rbh_oversized, oversized);
 }
 
-/*
- * Must the shrink work walk the table, for buddies as deep as it that were
- * left apart before it became too large for its buckets?  Nothing
- * may be removed from them again.  Every merge is made by the shrink work
- * (and a doubling, which also makes the table too large, leaves no bucket
- * as deep as it), so the run whose merges make it so walks.  Resets the
- * request.  Takes the resize lock.
- */
+/* Is a walk due for the buddies rbh_note_size() warns of?  Resets it. */
 static bool rbh_walk_due(struct rbh *rbh)
 {
 	bool due;
@@ -407,16 +535,12 @@ static void rbh_publish_table(struct rbh *rbh,
 			      struct rbh_bucket __rcu **table,
 			      unsigned int depth)
 {
-	/* Pairs with rcu_dereference() in rbh_table_word() and rbh_first() */
+	/* Pairs with the dereferences in rbh_table_word() and rbh_first() */
 	rcu_assign_pointer(rbh->rbh_table, rbh_tag(table, depth));
 	rbh_note_size(rbh);
 }
 
-/*
- * Point slot @i of the current @table at @bucket, and the slots that a
- * resize filling the next table has already copied from it: the next
- * table says what the current one does when the resize publishes it.
- */
+/* Point slot @i at @bucket, in the next table too if a resize copied it */
 static void rbh_set_slot(struct rbh *rbh, struct rbh_bucket __rcu **table,
 			 unsigned long i, struct rbh_bucket *bucket)
 {
@@ -425,18 +549,14 @@ static void rbh_set_slot(struct rbh *rbh, struct rbh_bucket __rcu **table,
 	unsigned int depth;
 
 	lockdep_assert_held(&rbh->rbh_resize_lock);
-	/*
-	 * Nothing too shallow for this table, or for the next one once that
-	 * has copied the slot: merges make none (rbh_merge_floor()), and a
-	 * grow splits them before it copies their slots (rbh_split_shallow()).
-	 */
+	/* None too shallow: see rbh_merge_floor(), rbh_split_shallow() */
 	rbh_table_locked(rbh, &depth);
 	WARN_ON_ONCE(bucket->h.depth < rbh_min_depth(depth));
-	/* Pairs with rbh_dereference() of the slot in rbh_first() */
+	/* Pairs with rbh_dereference() of the slot in rbh_table_bucket() */
 	rcu_assign_pointer(table[i], bucket);
 	if (!next || i >= rbh->rbh_future_copied)
 		return;
-	/* Not visible until it is published */
+	/* Not visible until rcu_assign_pointer() in rbh_publish_table() */
 	if (rbh->rbh_future_grows) {
 		WARN_ON_ONCE(bucket->h.depth < rbh_min_depth(depth + 1));
 		RCU_INIT_POINTER(next[2 * i], bucket);
@@ -447,11 +567,10 @@ static void rbh_set_slot(struct rbh *rbh, struct rbh_bucket __rcu **table,
 }
 
 /*
- * Buckets one less deep than the current table of depth @depth, in the
- * range that starts at slot @first, were made (@n > 0) or merged away:
- * a halving counts those it has copied, which will be as deep as its
- * table.  Ranges of such buckets (four slots at most) are never split
- * between two steps.
+ * Count @n buckets one less deep than the table, made or merged at slot
+ * @first, for a halving that has copied it.  They are the halves of, or
+ * merge into, a bucket two less deep, covering the four old slots from
+ * @first; a step copies a multiple of four, so it copied all four or none.
  */
 static void rbh_future_deep_add(struct rbh *rbh, unsigned long first, int n)
 {
@@ -469,10 +588,7 @@ static struct rbh_bucket *rbh_slot_locked(struct rbh *rbh,
 			lockdep_is_held(&rbh->rbh_resize_lock));
 }
 
-/*
- * The bucket that holds @key.  The caller holds the RCU read lock or the
- * resize lock.
- */
+/* The bucket that holds @key, under the RCU read lock or the resize lock */
 static struct rbh_bucket *rbh_bucket(const struct rbh *rbh, u32 key)
 {
 	struct rbh_table *tagged = rbh_table_word(rbh);
@@ -487,12 +603,9 @@ static struct rbh_bucket *rbh_bucket(const struct rbh *rbh, u32 key)
 }
 
 /*
- * Lock the bucket that holds @key, and set *@bucketp to it (or to NULL).
- * A bucket that is not dead holds the same keys as when we found it, or
- * more (a merge), so it is the right one.  Call it as rbh_lock_bucket(),
- * which tells sparse that the lock is held when it returns true.
- * Return: true, with the bucket locked, or false if the rosebush has no
- * table.
+ * Lock the bucket that holds @key: one not dead still holds @key's range.
+ * Call it as rbh_lock_bucket(), which tells sparse about the lock.
+ * Return: true, with *@bucketp locked; false if there is no table.
  */
 static bool __rbh_lock_bucket(struct rbh *rbh, u32 key,
 			      struct rbh_bucket **bucketp)
@@ -506,10 +619,7 @@ static bool __rbh_lock_bucket(struct rbh *rbh, u32 key,
 			*bucketp = NULL;
 			return false;
 		}
-		/*
-		 * The caller reads and writes @key's home group next: fetch
-		 * its line while the lock's line comes in.
-		 */
+		/* The caller writes the home group next: fetch it too */
 		prefetchw(rbh_home_keys(bucket, rbh_home(key)));
 		spin_lock(&bucket->h.lock);
 		if (!(bucket->h.flags & RBH_DEAD)) {
@@ -525,9 +635,7 @@ static bool __rbh_lock_bucket(struct rbh *rbh, u32 key,
 #define rbh_lock_bucket(rbh, key, bucketp)				\
 	__cond_lock(&(*(bucketp))->h.lock, __rbh_lock_bucket(rbh, key, bucketp))
 
-/*
- * Chain buckets are protected by the lock of the primary bucket.
- */
+/* The lock of the primary bucket protects its chain */
 static struct rbh_bucket *rbh_chain_locked(struct rbh_bucket *primary,
 					   struct rbh_bucket *bucket)
 {
@@ -536,24 +644,21 @@ static struct rbh_bucket *rbh_chain_locked(struct rbh_bucket *primary,
 }
 
 /*
- * Store an entry.  Readers load the key, then (with smp_rmb() between)
- * the pointer, so the pointer must be in place before the key is: this
- * release pairs with the smp_rmb() after a matching key in a walk.
+ * Storing entries, in the home group, elsewhere in the bucket with a bit
+ * in the home filter, or in the overflow chain.
  */
+
+/* Store an entry: the pointer, then the key that makes readers use it */
 static void rbh_set_entry(struct rbh_bucket *bucket, unsigned int g,
 			  unsigned int i, u32 key, void *p)
 {
 	RCU_INIT_POINTER(rbh_slots(bucket, g)[i], p);
-	/* Pairs with smp_rmb() after a matching key in a walk */
+	/* Pairs with smp_rmb() in rbh_first() and rbh_group_next() */
 	smp_store_release(&rbh_keys(bucket, g)[i], key);
 	WRITE_ONCE(bucket->h.count, bucket->h.count + 1);
 }
 
-/*
- * Free an entry.  The pointer stays, so a reader that matched the key a
- * moment ago returns a removed pointer, which the API allows.  Entries
- * never move, so nothing else need be visible before the key changes.
- */
+/* No barrier: a reader that just matched the key may return the pointer */
 static void rbh_clear_entry(struct rbh_bucket *bucket, unsigned int g,
 			    unsigned int i)
 {
@@ -592,7 +697,6 @@ static bool rbh_find_free_any(struct rbh_bucket *bucket, u32 key,
 	return false;
 }
 
-/* The pointer in an entry of @bucket, which is @primary or in its chain. */
 static void *rbh_slot(struct rbh_bucket *primary, struct rbh_bucket *bucket,
 		      unsigned int g, unsigned int i)
 {
@@ -600,11 +704,7 @@ static void *rbh_slot(struct rbh_bucket *primary, struct rbh_bucket *bucket,
 					 lockdep_is_held(&primary->h.lock));
 }
 
-/*
- * Record in the filter of @key's home group in @primary that an entry
- * with @key is stored in destination @dest.  Set before the entry is, so
- * that it is visible by the time the entry is.
- */
+/* Call before storing the entry, whose release orders this before it */
 static void rbh_filter_add(struct rbh_bucket *primary, u32 key,
 			   unsigned int dest)
 {
@@ -613,12 +713,7 @@ static void rbh_filter_add(struct rbh_bucket *primary, u32 key,
 	WRITE_ONCE(*filter, *filter | rbh_filter_bit(key, dest));
 }
 
-/*
- * Recompute the filters of the locked @primary from the entries it and
- * its chain hold, after entries left their destinations.  @ref is any key
- * in its range.  A bit is cleared only when no entry needs it, and each
- * filter is written once, so readers see the old value or the new one.
- */
+/* Rebuild the filters of the locked @primary, writing each filter once */
 static void rbh_refilter(struct rbh_bucket *primary, u32 ref)
 {
 	u32 filters[RBH_GROUPS] = { };
@@ -649,16 +744,9 @@ static void rbh_refilter(struct rbh_bucket *primary, u32 ref)
 }
 
 /*
- * The summary of the keys of a chain, in its first bucket @head: bits that
- * are set in the chain's *difference* may differ between its keys, and
- * every key agrees with its reference key in the others.  It lets
- * rbh_first_difference() and rbh_chain_half() answer without reading a
- * chain, however long.  The difference only grows while the chain lives,
- * so after removals it may name bits in which the keys left agree: then
- * a full bucket may split (or the table grow for it) where no split
- * separates anything, and a split copies a chain that it could have
- * handed over.  A copy makes an exact summary.  A chain starts with the
- * key of its first entry, @key, and nothing different.
+ * The first bucket of a chain summarises its keys: each equals chain_ref
+ * in the bits chain_diff does not set.  Removals leave it, so it may
+ * overstate the differences, which costs only a needless split or copy.
  */
 static void rbh_chain_start(struct rbh_bucket *head, u32 key)
 {
@@ -680,11 +768,7 @@ static void rbh_chain_note(struct rbh_bucket *head, u32 key)
 	head->h.chain_diff |= head->h.chain_ref ^ key;
 }
 
-/*
- * The first bit, counting from the top, at which the keys stored in
- * @primary and its chain and @key may not all agree; 32 if they all
- * agree.  The chain's summary stands for its keys.
- */
+/* The first bit at which @key and @primary's keys may differ, or 32 */
 static unsigned int rbh_first_difference(struct rbh_bucket *primary, u32 key)
 {
 	struct rbh_bucket *head = rbh_chain_locked(primary, primary);
@@ -700,12 +784,7 @@ static unsigned int rbh_first_difference(struct rbh_bucket *primary, u32 key)
 	return 32 - fls(diff);
 }
 
-/*
- * Store (@key, @p) in @bucket itself, not its chain: in the home group if
- * it has room, otherwise in the first destination that has, recorded in
- * the home group's filter.  The bucket is locked, or not yet visible.
- * Return: false if the bucket is full.
- */
+/* Store in @bucket itself, locked or unseen; false if it is full */
 static bool rbh_place_in_bucket(struct rbh_bucket *bucket, u32 key, void *p)
 {
 	unsigned int home = rbh_home(key), s;
@@ -731,12 +810,7 @@ enum rbh_place {
 	RBH_NEED_CHAIN,		/* Needs another overflow bucket */
 };
 
-/*
- * Find a free entry in @primary's chain, adding *@spare to the chain (and
- * clearing *@spare) if there is none.
- * Return: The bucket, with the entry in *@group and *@index; NULL if
- * another overflow bucket is needed and there is no spare.
- */
+/* A free entry in @primary's chain, adding *@sparep (cleared) if none */
 static struct rbh_bucket *rbh_chain_entry(struct rbh_bucket *primary, u32 key,
 					  struct rbh_bucket **sparep,
 					  unsigned int *group, int *index)
@@ -758,21 +832,80 @@ static struct rbh_bucket *rbh_chain_entry(struct rbh_bucket *primary, u32 key,
 	else
 		rbh_chain_start(spare, key);
 	RCU_INIT_POINTER(spare->h.chain, bucket);
-	/* Readers may follow the chain as soon as this is done */
+	/* Pairs with rbh_dereference(bucket->h.chain) in rbh_walk_on() */
 	rcu_assign_pointer(primary->h.chain, spare);
 	rbh_find_free_any(spare, key, group, index);
 	return spare;
 }
 
+/* Is locked @primary's first overflow bucket (insertions try it first) full? */
+static bool rbh_chain_full(struct rbh_bucket *primary)
+{
+	struct rbh_bucket *bucket = rbh_chain_locked(primary, primary);
+
+	return bucket && bucket->h.count >= RBH_ENTRIES;
+}
+
+/* Is the chain full, or did the insertion that asked add a bucket to it? */
+static bool rbh_chain_overflowed(struct rbh_bucket *primary)
+{
+	struct rbh_bucket *bucket = rbh_chain_locked(primary, primary);
+
+	return bucket && (bucket->h.count >= RBH_ENTRIES ||
+			  rbh_chain_locked(primary, bucket));
+}
+
+/* May the table double for a full bucket (its chain full if @chain_full)? */
+static bool rbh_may_grow(const struct rbh *rbh, unsigned int depth,
+			 bool chain_full)
+{
+	unsigned long buckets = READ_ONCE(rbh->rbh_nr_buckets);
+	unsigned long limit = chain_full ? RBH_SLOTS_PER_BUCKET_MAX :
+					   RBH_SLOTS_PER_BUCKET;
+
+	return depth < RBH_MAX_DEPTH && (2UL << depth) <= limit * buckets;
+}
+
 /*
- * Store (@key, @p) in the bucket @primary (locked) or its chain.  A full
- * bucket is split if that would make room, so when @may_split is set a
- * full bucket whose keys differ at the bit below its prefix is reported
- * rather than chained.  *@spare, if @spare is not NULL, may become an
- * overflow bucket (*@spare is then cleared).
+ * Handed to the work, not yet taken?  A stale answer costs one more
+ * hand-over, or one more entry chained.
  */
-static enum rbh_place rbh_place(struct rbh_bucket *primary, u32 key, void *p,
-				bool may_split, struct rbh_bucket **spare)
+static bool rbh_handed_over(const struct rbh *rbh, u32 key, unsigned int d)
+{
+	unsigned int i, nr;
+
+	/* Pairs with smp_store_release() in rbh_resize_later() */
+	nr = smp_load_acquire(&rbh->rbh_split_nr);
+	for (i = 0; i < nr; i++)
+		if (!((READ_ONCE(rbh->rbh_split_keys[i]) ^ key) >> (32 - d)))
+			return true;
+	return false;
+}
+
+/*
+ * May an insertion of @key into the full, locked @bucket ask for a split?
+ * Not if it is already handed to the work.  A hint.
+ */
+static bool rbh_may_split(const struct rbh *rbh, struct rbh_bucket *bucket,
+			  u32 key)
+{
+	unsigned int depth, d = bucket->h.depth;
+
+	rbh_untag(rbh_table_peek(rbh), &depth);
+	if (d < depth && !rcu_access_pointer(bucket->h.chain))
+		return true;
+	if (rbh_handed_over(rbh, key, d))
+		return false;
+	return d < depth || rbh_may_grow(rbh, depth, rbh_chain_full(bucket));
+}
+
+/*
+ * Store in @primary or its chain, unless a split would do and @rbh (NULL
+ * when the entry is to be chained) may split @primary.
+ */
+static enum rbh_place rbh_place(const struct rbh *rbh,
+				struct rbh_bucket *primary, u32 key, void *p,
+				struct rbh_bucket **spare)
 {
 	unsigned int d = primary->h.depth, g;
 	struct rbh_bucket *bucket;
@@ -781,7 +914,8 @@ static enum rbh_place rbh_place(struct rbh_bucket *primary, u32 key, void *p,
 	lockdep_assert_held(&primary->h.lock);
 	if (rbh_place_in_bucket(primary, key, p))
 		return RBH_PLACED;
-	if (may_split && d < 32 && rbh_first_difference(primary, key) == d)
+	if (rbh && d < 32 && rbh_may_split(rbh, primary, key) &&
+	    rbh_first_difference(primary, key) == d)
 		return RBH_NEED_SPLIT;
 
 	bucket = rbh_chain_entry(primary, key, spare, &g, &i);
@@ -792,6 +926,11 @@ static enum rbh_place rbh_place(struct rbh_bucket *primary, u32 key, void *p,
 	rbh_set_entry(bucket, g, i, key, p);
 	return RBH_PLACED;
 }
+
+/*
+ * Splitting buckets and growing the table, under the resize lock: a split
+ * under the bucket's lock too, a grow in steps of RBH_RESIZE_STEP slots.
+ */
 
 /* Free a primary bucket and its chain after a grace period. */
 static void rbh_retire(struct rbh_bucket *primary)
@@ -843,11 +982,7 @@ static void rbh_fill_add(struct rbh_fill *fill, struct rbh_spares *spares,
 	rbh_set_entry(tail, g, i, key, p);
 }
 
-/*
- * Copy the entries of @bucket, which is @old or in its chain, into
- * @fill[0] or @fill[1] by bit @d of their keys.  @ref is any key in
- * @old's range.
- */
+/* Copy the entries of @bucket (@old or its chain) into @fill[bit @d] */
 static void rbh_fill_from(struct rbh_fill *fill, struct rbh_spares *spares,
 			  struct rbh_bucket *old, struct rbh_bucket *bucket,
 			  u32 ref, unsigned int d)
@@ -863,10 +998,7 @@ static void rbh_fill_from(struct rbh_fill *fill, struct rbh_spares *spares,
 	}
 }
 
-/*
- * Start filling @new[0] and @new[1], the halves of a bucket of @rbh of
- * depth @d.
- */
+/* Start filling @new[0] and @new[1], the halves of a bucket of depth @d */
 static void rbh_fill_start(const struct rbh *rbh, struct rbh_fill *fill,
 			   struct rbh_spares *spares, struct rbh_bucket **new,
 			   u32 key, unsigned int d)
@@ -881,13 +1013,7 @@ static void rbh_fill_start(const struct rbh *rbh, struct rbh_fill *fill,
 	}
 }
 
-/*
- * The half of the locked @old's range (bit @d of its keys) that holds
- * every entry of its chain, as the chain's summary tells, if the chain is
- * longer than one bucket; -1 if it is not, or both halves may hold some.
- * A chain of one overflow bucket is copied, so that the new buckets take
- * in what they can of it.
- */
+/* The half holding all of a chain of several buckets, by its summary; or -1 */
 static int rbh_chain_half(struct rbh_bucket *old, unsigned int d)
 {
 	struct rbh_bucket *head = rbh_chain_locked(old, old);
@@ -898,9 +1024,7 @@ static int rbh_chain_half(struct rbh_bucket *old, unsigned int d)
 	return rbh_bit(head->h.chain_ref, d);
 }
 
-/*
- * The buckets rbh_split() of the locked @old, holding @key's range, needs.
- */
+/* The spares rbh_split() of the locked @old needs */
 static unsigned int rbh_split_needs(struct rbh_bucket *old, u32 key)
 {
 	unsigned int d = old->h.depth, g, i;
@@ -917,13 +1041,7 @@ static unsigned int rbh_split_needs(struct rbh_bucket *old, u32 key)
 	return rbh_buckets_for(n[0]) + rbh_buckets_for(n[1]);
 }
 
-/*
- * Put @new[0] and @new[1], the halves of the locked @old which holds
- * @key's range, filled and not yet visible, in its slots.  @old is then
- * dead and unlocked, and goes after a grace period, with its chain if
- * @chain (not if a half took the chain over or the caller frees it).
- * Called with the resize lock held.
- */
+/* Publish @new in @old's slots and retire @old (with its chain if @chain) */
 static void rbh_split_publish(struct rbh *rbh, struct rbh_bucket *old, u32 key,
 			      struct rbh_bucket **new, bool chain)
 	__releases(&old->h.lock)
@@ -932,7 +1050,6 @@ static void rbh_split_publish(struct rbh *rbh, struct rbh_bucket *old, u32 key,
 	struct rbh_bucket __rcu **table = rbh_table_locked(rbh, &depth);
 	unsigned long first, nr, i;
 
-	/* The first slot of @old's range, and the number of slots in it */
 	first = rbh_index(key, d) << (depth - d);
 	nr = 1UL << (depth - d);
 	for (i = 0; i < nr; i++)
@@ -955,14 +1072,10 @@ static void rbh_split_publish(struct rbh *rbh, struct rbh_bucket *old, u32 key,
 }
 
 /*
- * Split the locked bucket @old, which holds @key's range, into two
- * buckets one bit deeper, each taking half of its slots.  A chain of
- * several buckets whose entries all go to one half is handed to that
- * half's bucket whole, not copied, so that a long chain costs a split no
- * more than a bucket does; one to be divided is copied, all of it under
- * this hold of @old's lock and of the resize lock.  The table must be
- * deeper than @old, and @spares must hold rbh_split_needs()
- * buckets.  @old is then dead and unlocked.
+ * Split the locked @old into two buckets one bit deeper, with spares from
+ * rbh_split_needs().  A chain of several buckets all in one half goes to
+ * it whole; any other is copied.  The table must be deeper than @old.
+ * Under the resize lock; unlocks @old.
  */
 static void rbh_split(struct rbh *rbh, struct rbh_bucket *old, u32 key,
 		      struct rbh_spares *spares)
@@ -978,12 +1091,7 @@ static void rbh_split(struct rbh *rbh, struct rbh_bucket *old, u32 key,
 	     bucket = chain_half < 0 ? rbh_chain_locked(old, bucket) : NULL)
 		rbh_fill_from(fill, spares, old, bucket, key, d);
 	if (chain_half >= 0) {
-		/*
-		 * @old's own entries fit in one bucket, so @to has no chain
-		 * yet.  Its filters must name the chain's entries, all in
-		 * @to's range now: @old's chain bits name them (and no
-		 * entry of @to's own, whose bits rbh_fill_add() set).
-		 */
+		/* @to gets @old's chain, and its filter bits */
 		to = new[chain_half];
 		RCU_INIT_POINTER(to->h.chain, rbh_chain_locked(old, old));
 		for (g = RBH_HEAD_GROUP; g < RBH_GROUPS; g++)
@@ -995,13 +1103,9 @@ static void rbh_split(struct rbh *rbh, struct rbh_bucket *old, u32 key,
 }
 
 /*
- * Before a grow copies the step of the current @table, of depth @depth,
- * that starts at slot @i: split the bucket there if it is too shallow for
- * the deeper table (rbh_min_depth()).  Such a bucket covers exactly the
- * RBH_RESIZE_STEP slots of this step, and no other bucket of the step is
- * as shallow.  Called with the resize lock held.
- * Return: false if the step may be copied now; true if the bucket was
- * split (*@needed is 0) or needs *@needed buckets that @spares lacks.
+ * Before a grow copies the step at slot @i, split the bucket there if it
+ * is too shallow for the deeper table (it then covers the step exactly).
+ * Return: true if it split (*@needed is 0) or needs *@needed spares.
  */
 static bool rbh_split_shallow(struct rbh *rbh, struct rbh_bucket __rcu **table,
 			      unsigned int depth, unsigned long i,
@@ -1026,19 +1130,12 @@ static bool rbh_split_shallow(struct rbh *rbh, struct rbh_bucket __rcu **table,
 }
 
 /*
- * Fill @new, a table of depth @new_depth, from the current table of depth
- * @depth, one step of RBH_RESIZE_STEP slots at a time under the resize
- * lock, then publish it.  Doubling, slots 2i and 2i + 1 of @new both
- * point to the bucket in slot i, once the step has split a bucket too
- * shallow for @new (rbh_split_shallow(), with buckets from @spares);
- * halving, slot i points to the bucket in slot 2i, which no bucket as
- * deep as the current table may stop.  Changes to the current table
- * meanwhile go to the copied part of @new as well (rbh_set_slot()).
- * Called by the shrink work, the only thread that resizes, without the
- * resize lock; may sleep between steps.
- * Return: 0 if @new is the table now; -EAGAIN if the table was not of
- * depth @depth or could not halve, -ENOMEM if a split's buckets could not
- * be allocated (the caller still owns @new).
+ * Fill @new from the table of depth @depth, RBH_RESIZE_STEP slots per hold
+ * of the resize lock, then publish it: new[2i] = new[2i + 1] = old[i] to
+ * grow, new[i] = old[2i] to halve.  rbh_set_slot() keeps the copied part
+ * current.  Only the shrink work calls it; may sleep between steps.
+ * Return: 0 if @new is the table now, -EAGAIN if it cannot be, -ENOMEM if
+ * a split's spares could not be had; on error the caller frees @new.
  */
 static int rbh_resize_steps(struct rbh *rbh, struct rbh_bucket __rcu **new,
 			    unsigned int depth, unsigned int new_depth,
@@ -1117,13 +1214,7 @@ static int rbh_resize_steps(struct rbh *rbh, struct rbh_bucket __rcu **new,
 	return 0;
 }
 
-/*
- * Double the table of depth @depth, unless it is deeper already or no
- * bucket is as deep as it any more.  Called by the shrink work, without
- * locks; sleeps.
- * Return: 0 if the table grew or need not, -ENOMEM if the larger table
- * or the buckets of a split it needed could not be allocated.
- */
+/* Double the table of @depth if a bucket is that deep; 0 or -ENOMEM */
 static int rbh_grow(struct rbh *rbh, unsigned int depth)
 {
 	struct rbh_spares spares = { };
@@ -1147,79 +1238,10 @@ static int rbh_grow(struct rbh *rbh, unsigned int depth)
 	return err;
 }
 
-/* Is the overflow bucket that takes the locked @primary's new entries full? */
-static bool rbh_chain_full(struct rbh_bucket *primary)
-{
-	/* New overflow buckets go first: that one takes new entries */
-	struct rbh_bucket *bucket = rbh_chain_locked(primary, primary);
-
-	return bucket && bucket->h.count >= RBH_ENTRIES;
-}
-
 /*
- * Has the locked @primary filled an overflow bucket?  Its chain is full,
- * or longer than one bucket: the insertion that found the chain full and
- * handed the bucket to the work has added an overflow bucket since.
+ * Insertion.  The fast path stores into a bucket with room; the slow path
+ * allocates, splits or chains, and hands other resizes to the work item.
  */
-static bool rbh_chain_overflowed(struct rbh_bucket *primary)
-{
-	struct rbh_bucket *bucket = rbh_chain_locked(primary, primary);
-
-	return bucket && (bucket->h.count >= RBH_ENTRIES ||
-			  rbh_chain_locked(primary, bucket));
-}
-
-/*
- * May the table of depth @depth double so that a full bucket can split,
- * whose chain is full if @chain_full (rbh_chain_full())?  Under the
- * resize lock, or a hint without it.
- */
-static bool rbh_may_grow(const struct rbh *rbh, unsigned int depth,
-			 bool chain_full)
-{
-	unsigned long buckets = READ_ONCE(rbh->rbh_nr_buckets);
-	unsigned long limit = chain_full ? RBH_SLOTS_PER_BUCKET_MAX :
-					   RBH_SLOTS_PER_BUCKET;
-
-	return depth < RBH_MAX_DEPTH && (2UL << depth) <= limit * buckets;
-}
-
-/*
- * Has an insertion handed the bucket of depth @d that holds @key to the
- * work, which has not taken it yet?  A lockless look at the work's list
- * (rbh_resize_later()): a stale answer costs one more hand-over, or one
- * more entry chained.
- */
-static bool rbh_handed_over(const struct rbh *rbh, u32 key, unsigned int d)
-{
-	unsigned int i, nr;
-
-	/* Pairs with smp_store_release() in rbh_resize_later() */
-	nr = smp_load_acquire(&rbh->rbh_split_nr);
-	for (i = 0; i < min_t(unsigned int, nr, RBH_SHRINK_KEYS); i++)
-		if (!((READ_ONCE(rbh->rbh_split_keys[i]) ^ key) >> (32 - d)))
-			return true;
-	return false;
-}
-
-/*
- * May an insertion of @key into the full, locked @bucket ask for a split?
- * It splits the bucket itself if the table is deeper and the bucket has
- * no chain; otherwise it hands the split to the work, once.  Exact under
- * the resize lock, a hint without it.
- */
-static bool rbh_may_split(const struct rbh *rbh, struct rbh_bucket *bucket,
-			  u32 key)
-{
-	unsigned int depth, d = bucket->h.depth;
-
-	rbh_untag(rbh_table_peek(rbh), &depth);
-	if (d < depth && !rcu_access_pointer(bucket->h.chain))
-		return true;
-	if (rbh_handed_over(rbh, key, d))
-		return false;
-	return d < depth || rbh_may_grow(rbh, depth, rbh_chain_full(bucket));
-}
 
 static void rbh_shrink_worker(struct work_struct *work);
 
@@ -1254,21 +1276,17 @@ static int rbh_first_table(struct rbh *rbh, struct rbh_spares *spares)
 /* What rbh_make_room_locked() did, or asks of its caller */
 enum rbh_room {
 	RBH_ROOM_PLACED,	/* the entry is stored */
-	RBH_ROOM_RETRY,		/* a bucket was split: try the fast path again */
+	RBH_ROOM_RETRY,		/* a bucket split: try the fast path again */
 	RBH_ROOM_REFILL,	/* allocate spares, then call again */
 	RBH_ROOM_FIRST,		/* allocate the first table, then call again */
 	RBH_ROOM_LATER,		/* hand the split to the work, then chain */
 };
 
 /*
- * Make room for @key, and store (@key, @p) if it can, with the resize lock
- * held, with memory from @spares.  An insertion splits a full bucket
- * itself only if the table is deeper and the bucket has no chain, so that
- * it copies and allocates no more than a bucket's worth; the work splits
- * any other, doubling the table first if need be, and the entry goes to
- * the bucket's chain meanwhile.  With @chain, a full bucket is not split.
- * Return: RBH_ROOM_REFILL when @spares must hold *@arg buckets;
- * RBH_ROOM_LATER when the work must split the bucket, of depth *@arg.
+ * Store (@key, @p) under the resize lock with @spares, splitting a full
+ * bucket only if it is shallower than the table, has no chain and @chain
+ * is false; others go to the work and chain the entry meanwhile.
+ * Return: what to do next; *@arg is the spares needed or the depth.
  */
 static enum rbh_room rbh_make_room_locked(struct rbh *rbh, u32 key, void *p,
 					  bool chain, struct rbh_spares *spares,
@@ -1288,8 +1306,7 @@ static enum rbh_room rbh_make_room_locked(struct rbh *rbh, u32 key, void *p,
 	d = bucket->h.depth;
 
 	spare = spares->nr ? rbh_spare(spares) : NULL;
-	result = rbh_place(bucket, key, p, !chain &&
-			   rbh_may_split(rbh, bucket, key), &spare);
+	result = rbh_place(chain ? NULL : rbh, bucket, key, p, &spare);
 	if (spare)
 		rbh_spare_put(spares, spare);
 	if (result != RBH_NEED_SPLIT) {
@@ -1316,7 +1333,6 @@ static enum rbh_room rbh_make_room_locked(struct rbh *rbh, u32 key, void *p,
 	return RBH_ROOM_RETRY;
 }
 
-/* Allocate what rbh_make_room_locked() asked for, with @gfp */
 static int rbh_room_fill(const struct rbh *rbh, struct rbh_spares *spares,
 			 enum rbh_room room, unsigned int arg, gfp_t gfp)
 {
@@ -1327,12 +1343,7 @@ static int rbh_room_fill(const struct rbh *rbh, struct rbh_spares *spares,
 
 #define RBH_VALID_FLAGS	(RBH_ACCOUNT | RBH_RECLAIMABLE)
 
-/*
- * Hand the work the full bucket of depth @d holding @key, which an
- * insertion does not split (rbh_make_room_locked()).  A bucket is handed
- * over once per batch, and RBH_SHRINK_KEYS buckets at most: the next
- * insertion that finds one of the others full hands it over again.
- */
+/* Hand the work a full bucket to split, once per batch */
 static void rbh_resize_later(struct rbh *rbh, u32 key, unsigned int d)
 {
 	unsigned int i, nr;
@@ -1344,7 +1355,6 @@ static void rbh_resize_later(struct rbh *rbh, u32 key, unsigned int d)
 		if (!((rbh->rbh_split_keys[i] ^ key) >> (32 - d)))
 			break;
 	if (i == nr && nr < RBH_SHRINK_KEYS) {
-		/* Insertions read them without the lock: rbh_handed_over() */
 		WRITE_ONCE(rbh->rbh_split_keys[nr], key);
 		/* Pairs with smp_load_acquire() in rbh_handed_over() */
 		smp_store_release(&rbh->rbh_split_nr, nr + 1);
@@ -1355,12 +1365,7 @@ static void rbh_resize_later(struct rbh *rbh, u32 key, unsigned int d)
 		queue_work(system_unbound_wq, &rbh->rbh_shrink_work);
 }
 
-/*
- * The slow path of insertion: allocate what is needed, then take the
- * resize lock and use it.  Called without locks; sleeps.
- * Return: 0 if the caller should retry the fast path, 1 if the entry was
- * stored, or -ENOMEM.
- */
+/* Insertion's slow path: 0 to retry the fast path, 1 if stored, -ENOMEM */
 static int rbh_make_room(struct rbh *rbh, u32 key, void *p)
 {
 	struct rbh_spares spares = { };
@@ -1389,7 +1394,7 @@ static int rbh_make_room(struct rbh *rbh, u32 key, void *p)
 	rbh_spares_free(&spares);
 	if (err)
 		return err;
-	/* Once the entry is stored: a failed allocation changes nothing */
+	/* Only once stored: a failed insertion changes nothing */
 	if (later)
 		rbh_resize_later(rbh, key, later);
 	return room == RBH_ROOM_PLACED;
@@ -1406,8 +1411,7 @@ static enum rbh_place rbh_try_place(struct rbh *rbh, u32 key, void *p)
 		rcu_read_unlock();
 		return RBH_NEED_SPLIT;
 	}
-	result = rbh_place(bucket, key, p, rbh_may_split(rbh, bucket, key),
-			   NULL);
+	result = rbh_place(rbh, bucket, key, p, NULL);
 	spin_unlock(&bucket->h.lock);
 	rcu_read_unlock();
 	return result;
@@ -1434,17 +1438,12 @@ static int rbh_add(struct rbh *rbh, u32 hash, void *p)
  * @hash: The hash value of the object @p points to.
  * @p: The pointer to store, which may not be NULL.
  *
- * Store @p under @hash.  Pointers are not unique: the same pointer may be
- * stored under the same hash several times, and each copy must be removed
- * on its own.  Lookups find @p as soon as this function returns.
+ * Lookups find @p once this returns.  A pointer may be stored many times.
  *
- * Context: Process context.  Takes and releases a bucket lock, and maybe
- * the resize lock and the shrink lock, and may queue the rosebush's work
- * item; may sleep to allocate memory with GFP_KERNEL.  Never waits for a
- * resize: a full bucket that needs a deeper table, or has a chain to
- * copy, takes the entry into its overflow chain, and the work splits it.
- * Return: 0 on success, -EINVAL if @p is NULL, -ENOMEM if memory could not
- * be allocated (nothing is then stored).
+ * Context: Process context.  Takes a bucket lock, maybe the resize and
+ * shrink locks, and may queue the shrink work.  May sleep to allocate
+ * memory (GFP_KERNEL), and waits at most for one step of a resize.
+ * Return: 0, -EINVAL if @p is NULL, or -ENOMEM (and nothing is stored).
  */
 int rbh_insert(struct rbh *rbh, u32 hash, void *p)
 {
@@ -1459,17 +1458,11 @@ EXPORT_SYMBOL_GPL(rbh_insert);
  * @rbh: The rosebush.
  * @hash: The hash value that will be used.
  *
- * Allocate the memory needed to store a pointer under @hash.  Fill the
- * slot with rbh_use(), which cannot fail, or give it back with
- * rbh_release().  Lookups skip the reserved slot until it is used.
+ * Fill the slot with rbh_use(), which cannot fail, or give it back with
+ * rbh_release().  Lookups skip it until then.
  *
- * Context: Process context.  Takes and releases a bucket lock, and maybe
- * the resize lock and the shrink lock, and may queue the rosebush's work
- * item; may sleep to allocate memory with GFP_KERNEL.  Never waits for a
- * resize: a full bucket that needs a deeper table, or has a chain to
- * copy, takes the entry into its overflow chain, and the work splits it.
- * Return: 0 on success, -ENOMEM if memory could not be allocated (nothing
- * is then reserved).
+ * Context: As rbh_insert(): process context; may sleep.
+ * Return: 0, or -ENOMEM (and nothing is reserved).
  */
 int rbh_reserve(struct rbh *rbh, u32 hash)
 {
@@ -1479,24 +1472,16 @@ EXPORT_SYMBOL_GPL(rbh_reserve);
 
 /**
  * rbh_reserve_nofail() - Reserve a slot in a rosebush, without failing.
- * @rbh: The rosebush, which has a table: something was stored or
- *	reserved in it since it was initialised or destroyed.
+ * @rbh: The rosebush, which has a table (something was stored or
+ *	reserved since it was initialised or destroyed; else it WARNs).
  * @hash: The hash value that will be used.
  *
- * For a caller that cannot fail, once rbh_reserve() has failed: the
- * dcache's d_add(), say, for a dentry that has no slot.  It never doubles
- * the table or splits a bucket.  It finds a free entry in the bucket of
- * @hash or its chain, or adds one overflow bucket to that chain, allocated
- * with __GFP_NOFAIL.  A bucket chained so is handed to the work by a
- * later insertion that finds it full, or folded once removals empty its
- * chain, like any other.  Use the slot as one from rbh_reserve().
+ * For callers that cannot fail, once rbh_reserve() has.  It never splits
+ * or doubles: a full bucket takes the entry into its chain, growing it
+ * with __GFP_NOFAIL if need be.  Use the slot as one from rbh_reserve().
  *
- * A rosebush without a table is a caller bug, which WARNs, then
- * allocates a first table (two buckets and the table), retrying until it
- * can.
- *
- * Context: Process context.  Takes and releases a bucket lock and the
- * resize lock; may sleep to allocate one bucket with __GFP_NOFAIL.
+ * Context: Process context.  Takes a bucket lock and the resize lock; may
+ * sleep.
  */
 void rbh_reserve_nofail(struct rbh *rbh, u32 hash)
 {
@@ -1530,14 +1515,17 @@ void rbh_reserve_nofail(struct rbh *rbh, u32 hash)
 }
 EXPORT_SYMBOL_GPL(rbh_reserve_nofail);
 
-/* Where an entry is: its bucket (@primary or in its chain), group, index. */
 struct rbh_pos {
 	struct rbh_bucket *bucket;
 	unsigned int group;
 	unsigned int index;
 };
 
-/* Find the entry (@key, @p) in group @g of @bucket. */
+/*
+ * Shrinking, by the work item under the resize lock: merging buddies,
+ * folding chains back into their bucket, halving the table.
+ */
+
 static bool rbh_find_in_group(struct rbh_bucket *bucket, unsigned int g,
 			      u32 key, const void *p, struct rbh_pos *pos)
 {
@@ -1555,11 +1543,7 @@ static bool rbh_find_in_group(struct rbh_bucket *bucket, unsigned int g,
 	return false;
 }
 
-/*
- * Find the entry (@key, @p) in the locked bucket @primary or its chain,
- * where its home group's filter says it may be.
- * Return: true, with the entry in *@pos, if it is there.
- */
+/* Find (@key, @p) where @key's home filter says; true with it in *@pos */
 static bool rbh_find_entry(struct rbh_bucket *primary, u32 key,
 			   const void *p, struct rbh_pos *pos)
 {
@@ -1583,10 +1567,7 @@ static bool rbh_find_entry(struct rbh_bucket *primary, u32 key,
 	return false;
 }
 
-/*
- * Unlink the empty buckets of @primary's chain.  Readers may still be
- * walking them, so they are freed after a grace period.
- */
+/* Unlink emptied overflow buckets, freed after a grace period */
 static void rbh_tidy_chain(struct rbh_bucket *primary)
 {
 	struct rbh_bucket *prev = primary, *bucket, *next;
@@ -1601,6 +1582,7 @@ static void rbh_tidy_chain(struct rbh_bucket *primary)
 		/* The first bucket keeps the chain's summary */
 		if (prev == primary && next)
 			rbh_chain_take_summary(next, bucket);
+		/* Pairs with rbh_dereference() of h.chain in rbh_walk_on() */
 		rcu_assign_pointer(prev->h.chain, next);
 		kfree_rcu(bucket, h.rcu);
 	}
@@ -1614,17 +1596,10 @@ static bool rbh_may_merge(const struct rbh_bucket *bucket)
 }
 
 /*
- * Must a removal that leaves a bucket of depth @d with @count entries, in
- * a table of depth @depth, look at the bucket's buddy for a merge?  Of two
- * buddies that together hold at most RBH_MERGE_MAX entries, one holds at
- * most half as many: it is the one that looks, so that a removal from a
- * fuller bucket, as most are, does not read its buddy's slot and header.
- * A merge that a removal from the fuller one made possible waits for the
- * next removal from either, or for the walk after the next halving.
- * Buddies as deep as the table that stay apart, though, keep it from
- * halving at all: once the table is too large for its buckets, the
- * fuller of two such buddies looks too.  The caller holds the RCU read
- * lock.
+ * Must a removal leaving @count entries in a bucket of depth @d look at
+ * its buddy?  Of two that may merge, the emptier looks, so removals from
+ * fuller ones read no buddy; but once the table is too large, the fuller
+ * of two buddies as deep as it looks too, as they keep it from halving.
  */
 static bool rbh_looks_at_buddy(const struct rbh *rbh, unsigned int d,
 			       unsigned int depth, unsigned int count)
@@ -1635,12 +1610,7 @@ static bool rbh_looks_at_buddy(const struct rbh *rbh, unsigned int d,
 	       d == depth;
 }
 
-/*
- * The buddy of the locked @bucket, which holds @key, if it might merge
- * with it once it holds @count entries, as far as a look at @bucket
- * alone tells (see rbh_looks_at_buddy()); NULL otherwise.  The caller
- * holds the RCU read lock.
- */
+/* @bucket's buddy, if a look at @bucket says they may merge; else NULL */
 static struct rbh_bucket *rbh_buddy(const struct rbh *rbh,
 				    const struct rbh_bucket *bucket, u32 key,
 				    unsigned int count)
@@ -1658,14 +1628,7 @@ static struct rbh_bucket *rbh_buddy(const struct rbh *rbh,
 	return rcu_dereference(table[(rbh_index(key, d) ^ 1) << (depth - d)]);
 }
 
-/*
- * Might the locked @bucket, which holds @key, merge with its buddy, after
- * a removal from it?  A lockless look at the buddy saves most removals
- * handing their key to the shrink work.  The caller holds the RCU read
- * lock.  Two removals from buddies at once may
- * each miss the other's, so a merge can wait for the next removal from
- * either: merges are for memory, not correctness.
- */
+/* Might @bucket merge with its buddy?  Lockless, so a merge may wait */
 static bool rbh_merge_likely(const struct rbh *rbh, struct rbh_bucket *bucket,
 			     u32 key)
 {
@@ -1680,10 +1643,7 @@ static bool rbh_merge_likely(const struct rbh *rbh, struct rbh_bucket *bucket,
 		bucket->h.count + READ_ONCE(buddy->h.count) <= RBH_MERGE_MAX;
 }
 
-/*
- * The shallowest a merge may make a bucket of the current table, of depth
- * @depth, or of the deeper one a grow is filling.  Under the resize lock.
- */
+/* The shallowest a merge may make a bucket, in this table or a growing one */
 static unsigned int rbh_merge_floor(const struct rbh *rbh, unsigned int depth)
 {
 	lockdep_assert_held(&rbh->rbh_resize_lock);
@@ -1692,14 +1652,7 @@ static unsigned int rbh_merge_floor(const struct rbh *rbh, unsigned int depth)
 	return rbh_min_depth(depth);
 }
 
-/*
- * Merge the bucket holding @key with its buddy, the bucket holding the
- * keys that differ from it only in the last bit of its prefix, if they
- * hold few enough entries and the merged bucket would not be too shallow
- * (rbh_merge_floor()); then try again one level up.  No memory is
- * needed: the lower bucket takes the upper one's entries and slots.
- * Called with the resize lock held.
- */
+/* Merge @key's bucket with its buddy while they fit, and so on up */
 static void rbh_merge_locked(struct rbh *rbh, u32 key)
 {
 	unsigned int depth, d, g, i;
@@ -1715,10 +1668,10 @@ static void rbh_merge_locked(struct rbh *rbh, u32 key)
 		d = READ_ONCE(lo->h.depth);
 		if (d < 2)
 			break;
-		/* Until the table halves: the walk after it merges them */
+		/* Too shallow: the walk after the next halving merges them */
 		if (d - 1 < rbh_merge_floor(rbh, depth))
 			break;
-		/* The buddies' ranges, lower first */
+		/* The buddies' ranges; the lower one's lock is taken first */
 		first = (rbh_index(key, d) & ~1UL) << (depth - d);
 		nr = 1UL << (depth - d);
 		lo = rbh_slot_locked(rbh, table, first);
@@ -1736,10 +1689,8 @@ static void rbh_merge_locked(struct rbh *rbh, u32 key)
 		}
 
 		/*
-		 * Both buddies' keys share the top bit, as d >= 2.  Readers
-		 * of the lower bucket may find the new entries at once; those
-		 * of the upper one's range find them once its slots point
-		 * here, and meanwhile still find them in the upper bucket.
+		 * @lo's free keys have the other top bit (d >= 2).  Readers of
+		 * @hi's range find the entries there until its slots change.
 		 */
 		ref = (u32)(first << (32 - depth));
 		rbh_for_each_entry(g, i) {
@@ -1767,11 +1718,9 @@ static void rbh_merge_locked(struct rbh *rbh, u32 key)
 }
 
 /*
- * Does the locked @primary have a chain although a third of a bucket would
- * hold all its entries?  Entries never move from a chain back into its
- * primary bucket (a reader walking the chain could miss them), so such a
- * bucket is replaced by a new one holding everything, after which it may
- * merge.
+ * Has @primary a chain though two thirds of it would hold all its entries?
+ * A fold then copies them all into a new bucket: moving them back into
+ * @primary could hide them from a reader already past it, in the chain.
  */
 static bool rbh_fold_likely(struct rbh_bucket *primary)
 {
@@ -1788,11 +1737,7 @@ static bool rbh_fold_likely(struct rbh_bucket *primary)
 	return true;
 }
 
-/*
- * Replace the bucket holding @key and its chain by @new, if they still
- * fit in a third of a bucket.  Called with the resize lock held.
- * Return: @new if it was not used.
- */
+/* Fold @key's bucket into @new if rbh_fold_likely(); return @new if unused */
 static struct rbh_bucket *rbh_fold_locked(struct rbh *rbh, u32 key,
 					  struct rbh_bucket *new)
 {
@@ -1836,13 +1781,7 @@ enum rbh_halve {
 	RBH_HALVE_NO_MEMORY,
 };
 
-/*
- * Halve the table if no bucket is as deep as it.  Slot i of the new table
- * is slot 2i of the old one, which slot 2i + 1 shares, copied in steps by
- * rbh_resize_steps().  The old table goes to kvfree_rcu_mightsleep(),
- * which waits for a grace period only if it cannot allocate the memory to
- * queue it.  Called by the shrink work.
- */
+/* Halve the table if no bucket is as deep as it; by the shrink work */
 static enum rbh_halve rbh_halve(struct rbh *rbh)
 {
 	struct rbh_bucket __rcu **new;
@@ -1874,32 +1813,19 @@ static bool rbh_halve_wanted(const struct rbh *rbh)
 	return depth > 1 && !READ_ONCE(rbh->rbh_nr_deep);
 }
 
-/*
- * After a removal from the bucket of depth @d holding @key, which left it
- * ready to be folded or merged with its buddy: hand the key to the shrink
- * work, which does both in process context, then halves the table if it
- * can.  With @d 0, only the table is ready to halve.  The work is queued
- * only for the first request of a batch.  When more buckets are handed
- * over than the rosebush has room for, the work walks the whole table
- * instead.
- */
+/* Hand the work @key's bucket of depth @d, or with @d 0 the table to halve */
 static void rbh_shrink_later(struct rbh *rbh, u32 key, unsigned int d)
 {
 	unsigned int i, nr;
 	bool first;
 
 	/*
-	 * Once too many buckets were handed over, the work will walk the
-	 * whole table, and once a halving was asked for, it will try one:
-	 * during a mass removal, removals then need not take the lock, whose
-	 * line the work also writes.  What the run that resets the count or
-	 * the flag will do cannot miss this removal: it resets them before
-	 * it looks at any bucket or at the table's depth, and this removal
-	 * changed its bucket before it reads them, each
-	 * with a full barrier in between, so either that run sees what this
-	 * removal did, or this removal sees them reset and hands its request
-	 * over.  A count or flag set again after the reset belongs to a
-	 * batch whose first request queued another run.  Pairs with smp_mb()
+	 * Once a walk or a halving is due, skip the lock.  The work resets
+	 * the count before it looks at buckets, and this removal changed its
+	 * bucket before reading the count, with a full barrier between each
+	 * pair: so the work sees the removal, or the removal sees the reset.
+	 * The flag needs no such pair: after resetting it, the work tests
+	 * rbh_halve_wanted(), which no removal changes.  Pairs with smp_mb()
 	 * in rbh_shrink_worker().
 	 */
 	smp_mb();
@@ -1928,12 +1854,7 @@ static void rbh_shrink_later(struct rbh *rbh, u32 key, unsigned int d)
 		queue_work(system_unbound_wq, &rbh->rbh_shrink_work);
 }
 
-/*
- * After a removal from the bucket of depth @d which holds @key, which
- * leaves it ready to fold (@fold) or merge with its buddy (@merge), or
- * the table ready to halve: hand the key to the shrink work, which does
- * each in process context.  A removal never takes the resize lock.
- */
+/* Hand the work what a removal left to fold, merge or halve */
 static void rbh_removed(struct rbh *rbh, u32 key, unsigned int d,
 			bool fold, bool merge)
 {
@@ -1945,12 +1866,7 @@ static void rbh_removed(struct rbh *rbh, u32 key, unsigned int d,
 		rbh_shrink_later(rbh, key, 0);
 }
 
-/*
- * Fold the bucket holding @key if it has a chain that a single bucket
- * would hold, using *@spare (which may be NULL, and is set to NULL if it
- * is used); then merge it with its buddy if they would fit in one, and
- * so on up.  Called with the resize lock held.
- */
+/* Fold (into *@spare, if any) and merge the bucket holding @key */
 static void rbh_shrink_locked(struct rbh *rbh, u32 key,
 			      struct rbh_bucket **spare)
 {
@@ -1959,7 +1875,11 @@ static void rbh_shrink_locked(struct rbh *rbh, u32 key,
 	rbh_merge_locked(rbh, key);
 }
 
-/* Does the bucket holding @key have a chain?  The caller holds RCU. */
+/*
+ * The work item, the only thread that resizes: splits and doublings that
+ * insertions hand over, then merges, folds and halvings.
+ */
+
 static bool rbh_has_chain(const struct rbh *rbh, u32 key)
 {
 	struct rbh_bucket *bucket = rbh_bucket(rbh, key);
@@ -1967,12 +1887,7 @@ static bool rbh_has_chain(const struct rbh *rbh, u32 key)
 	return bucket && rcu_access_pointer(bucket->h.chain);
 }
 
-/*
- * Might a walk fold or merge @bucket, of depth @d, the bucket holding @pos
- * in @table of depth @depth?  A look without locks, under the RCU read
- * lock, so that the walk takes the resize lock only where it has work to
- * do.  The locked check decides.
- */
+/* Might the walk fold or merge @bucket?  A lockless hint */
 static bool rbh_walk_wanted(struct rbh_bucket __rcu **table,
 			    unsigned int depth, struct rbh_bucket *bucket,
 			    unsigned int d, u32 pos)
@@ -1991,77 +1906,15 @@ static bool rbh_walk_wanted(struct rbh_bucket __rcu **table,
 		count + READ_ONCE(buddy->h.count) <= RBH_MERGE_MAX;
 }
 
-/*
- * Fold and merge wherever possible, visiting every primary bucket in
- * order of key: @pos is the first key of the next one.  The walk looks at
- * each bucket under the RCU read lock only, and takes the resize lock just
- * for a bucket that it may fold or merge, after allocating the new bucket
- * a fold needs.  The table may change meanwhile (inserts split and grow
- * it), so the walk goes by key, not by slot: a bucket it
- * skips or sees twice costs only a merge that waits for the next removal
- * from it.
- */
-static void rbh_shrink_walk(struct rbh *rbh)
-{
-	struct rbh_bucket *spare = NULL, *bucket;
-	struct rbh_bucket __rcu **table;
-	unsigned int depth, d, n = 0;
-	u64 pos = 0;
-
-	rcu_read_lock();
-	while (pos < BIT_ULL(32)) {
-		if (++n % RBH_WALK_BATCH == 0) {
-			rcu_read_unlock();
-			cond_resched();
-			rcu_read_lock();
-		}
-		table = rbh_untag(rbh_table_word(rbh), &depth);
-		if (!table)
-			break;
-		bucket = rcu_dereference(table[rbh_index(pos, depth)]);
-		d = READ_ONCE(bucket->h.depth);
-		/* A table is never written once replaced, nor a bucket deepened */
-		if (WARN_ON_ONCE(d > depth))
-			break;
-		if (!rbh_walk_wanted(table, depth, bucket, d, pos)) {
-			pos = round_up(pos + 1, BIT_ULL(32 - d));
-			continue;
-		}
-		if (!spare && rcu_access_pointer(bucket->h.chain)) {
-			rcu_read_unlock();
-			spare = rbh_alloc_bucket(GFP_KERNEL | __GFP_NOWARN |
-						 rbh->rbh_gfp);
-			rcu_read_lock();
-		}
-
-		spin_lock(&rbh->rbh_resize_lock);
-		rbh_shrink_locked(rbh, (u32)pos, &spare);
-		/*
-		 * On to the key after the range of the bucket now holding
-		 * @pos, which a merge may have widened on either side.
-		 */
-		table = rbh_table_locked(rbh, &depth);
-		bucket = rbh_slot_locked(rbh, table, rbh_index(pos, depth));
-		pos = round_up(pos + 1, BIT_ULL(32 - bucket->h.depth));
-		spin_unlock(&rbh->rbh_resize_lock);
-	}
-	rcu_read_unlock();
-	kfree(spare);
-}
-
 /* What rbh_split_deferred() did, or needs */
 enum rbh_deferred {
-	RBH_DEFERRED_DONE,	/* the bucket needs no split, or cannot have one */
+	RBH_DEFERRED_DONE,	/* no split is needed, or none can be made */
 	RBH_DEFERRED_SPLIT,	/* split at depth *@arg: look at both halves */
 	RBH_DEFERRED_GROW,	/* double the table, of depth *@arg, first */
 	RBH_DEFERRED_REFILL,	/* allocate *@arg spares first */
 };
 
-/*
- * For the work: split the bucket holding @key as the insertion that
- * handed it over (@asked) would have, if it is still full or chained and
- * a split would divide its keys.
- */
+/* Split @key's bucket for the work if still needed; @asked by an insertion */
 static enum rbh_deferred rbh_split_deferred(struct rbh *rbh, u32 key,
 					    bool asked,
 					    struct rbh_spares *spares,
@@ -2083,11 +1936,8 @@ static enum rbh_deferred rbh_split_deferred(struct rbh *rbh, u32 key,
 		goto unlock;
 	} else if (d == depth) {
 		/*
-		 * An insertion asked under the limits of rbh_may_grow(),
-		 * the higher one if it found the chain full, which may be a
-		 * bucket longer now.  A half or a bucket the walk found keeps
-		 * to the lower one, so that keys crowded into one range do
-		 * not inflate the table.
+		 * Only a bucket an insertion asked for gets rbh_may_grow()'s
+		 * higher limit, so that crowded keys do not inflate the table.
 		 */
 		if (!rbh_may_grow(rbh, depth,
 				  asked && rbh_chain_overflowed(bucket)))
@@ -2116,29 +1966,21 @@ out:
 	return ret;
 }
 
-/*
- * Each level of a deferred split takes up to three rounds: allocate the
- * spares, double the table, split.
- */
+/* Rounds per level of a deferred split: spares, a doubling, the split */
 #define RBH_DEFERRED_ROUNDS	(3 * RBH_MAX_DEPTH)
 
 /*
- * For the work: the splits of the buckets holding @keys, which
- * insertions handed over if @asked, or the walk found.  Each bucket is
- * split, and the table doubled as each split needs; then both halves of
- * each split, and theirs, up to 32 halves deep.  A key that still needs a
- * split after RBH_DEFERRED_ROUNDS tries is left to the next insertion
- * that finds its bucket full.  *@grew is set if the table doubled, which
- * no halving may undo in the same run of the work: the bucket that needed
- * it may not have split (its removals, or a failed allocation).
- * Return: 0, or -ENOMEM if an allocation failed: the rest is left to
- * later insertions rather than tried while memory is short.
+ * For the work: split the buckets holding @keys, doubling the table first
+ * when needed, then both halves of each split and theirs, for up to
+ * RBH_DEFERRED_ROUNDS rounds.  Sets *@grew once rbh_grow() succeeds: the
+ * run must not halve the table, as the bucket that asked may not split.
+ * Return: 0, or -ENOMEM, leaving the rest to later insertions.
  */
 static int rbh_resize_deferred(struct rbh *rbh, const u32 *keys,
 			       unsigned int nr, bool asked, bool *grew)
 {
 	struct rbh_spares spares = { };
-	/* The other halves of the splits made, still to look at */
+	/* Other halves still to look at */
 	u32 halves[32], key;
 	unsigned int i, n, arg, tries;
 	enum rbh_deferred todo;
@@ -2187,68 +2029,78 @@ static int rbh_resize_deferred(struct rbh *rbh, const u32 *keys,
 }
 
 /*
- * For the work, once it has doubled the table: split every chained
- * bucket shallower than the table, doubling the table again if a split
- * needs it (rbh_resize_deferred()).
- * Insertions chained their entries there while the table was too small,
- * and would split it only when they next find it full; after a burst of
- * them, nothing else would.  The walk goes by key, as rbh_shrink_walk()
- * does, and reads a slot and a bucket header per bucket.  *@grew is set
- * if the table doubled again, which may leave buckets the walk passed
- * shallower than the table.
- * Return: 0, or -ENOMEM if an allocation failed.
+ * Visit every primary bucket, by key, not by slot, as insertions split
+ * buckets meanwhile: a bucket skipped or seen twice delays a merge or a
+ * split until the next walk.  With @grew, after a doubling: split every
+ * chained bucket shallower than the table, which insertions chained while
+ * it was too small, setting *@grew if the table doubles again.  Without:
+ * fold and merge wherever possible, taking the resize lock only where
+ * rbh_walk_wanted().
+ * Return: 0, or -ENOMEM if a split's allocation failed.
  */
-static int rbh_split_walk(struct rbh *rbh, bool *grew)
+static int rbh_walk_table(struct rbh *rbh, bool *grew)
 {
+	struct rbh_bucket *spare = NULL, *bucket;
 	struct rbh_bucket __rcu **table;
-	struct rbh_bucket *bucket;
 	unsigned int depth, d, n = 0;
 	u64 pos = 0;
-	bool split;
 	int err = 0;
+	bool chain;
 
+	rcu_read_lock();
 	while (!err && pos < BIT_ULL(32)) {
 		u32 key = pos;
 
-		if (++n % RBH_WALK_BATCH == 0)
-			cond_resched();
-		rcu_read_lock();
-		table = rbh_untag(rbh_table_word(rbh), &depth);
-		if (!table) {
+		if (++n % RBH_WALK_BATCH == 0) {
 			rcu_read_unlock();
-			break;
+			cond_resched();
+			rcu_read_lock();
 		}
+		table = rbh_untag(rbh_table_word(rbh), &depth);
+		if (!table)
+			break;
 		bucket = rcu_dereference(table[rbh_index(key, depth)]);
 		d = READ_ONCE(bucket->h.depth);
-		/* A table is never written once replaced, nor a bucket deepened */
-		if (WARN_ON_ONCE(d > depth)) {
-			rcu_read_unlock();
+		/* No bucket is deeper than its table: buckets never deepen */
+		if (WARN_ON_ONCE(d > depth))
 			break;
+		if (grew ? d == depth || !rcu_access_pointer(bucket->h.chain) :
+			   !rbh_walk_wanted(table, depth, bucket, d, key)) {
+			pos = round_up(pos + 1, BIT_ULL(32 - d));
+			continue;
 		}
-		split = d < depth && rcu_access_pointer(bucket->h.chain);
+		chain = rcu_access_pointer(bucket->h.chain);
 		rcu_read_unlock();
-		/* Which splits both halves, and theirs */
-		if (split)
+		if (grew) {
+			/* Which splits both halves, and theirs */
 			err = rbh_resize_deferred(rbh, &key, 1, false, grew);
-		pos = round_up(pos + 1, BIT_ULL(32 - d));
+			pos = round_up(pos + 1, BIT_ULL(32 - d));
+			rcu_read_lock();
+			continue;
+		}
+		if (!spare && chain)
+			spare = rbh_alloc_bucket(GFP_KERNEL | __GFP_NOWARN |
+						 rbh->rbh_gfp);
+		rcu_read_lock();
+		spin_lock(&rbh->rbh_resize_lock);
+		rbh_shrink_locked(rbh, key, &spare);
+		/* Past @pos's bucket, which merges may have widened */
+		table = rbh_table_locked(rbh, &depth);
+		bucket = rbh_slot_locked(rbh, table, rbh_index(pos, depth));
+		pos = round_up(pos + 1, BIT_ULL(32 - bucket->h.depth));
+		spin_unlock(&rbh->rbh_resize_lock);
 	}
+	rcu_read_unlock();
+	kfree(spare);
 	return err;
 }
 
 /*
- * The work of a rosebush, the only thread that resizes its table.  First
- * the splits and doublings that insertions handed over, and after a
- * doubling the walk for the chains it left (rbh_split_walk()).  Then the
- * shrinking: fold and merge the buckets whose keys removals handed over
- * (or all of them, if too many were), then halve the table as far as it
- * will go.  After halvings, which let merges refused for being too
- * shallow (rbh_merge_floor()) go ahead and make buckets as deep as the
- * table that may merge (rbh_looks_at_buddy()), walk and halve again; walk
- * too once merges have made the table too large for its buckets
- * (rbh_walk_due()).  A split, a fold or a merge holds the resize lock for
- * one bucket, and a grow or a halving for one step at a time
- * (rbh_resize_steps()).  A work item never runs twice at once, so no two
- * resizes do.
+ * The shrink work, the only resizer (a work item never runs twice at
+ * once): splits and doublings that insertions handed over, a walk after a
+ * doubling, folds and merges that removals handed over, then halvings.
+ * Halvings lower rbh_merge_floor(), so each run of them is followed by a
+ * walk, as rbh_walk_due() may ask too.
  */
 static void rbh_shrink_worker(struct work_struct *work)
 {
@@ -2278,12 +2130,12 @@ static void rbh_shrink_worker(struct work_struct *work)
 	again = grew;
 	while (again && !err) {
 		again = false;
-		err = rbh_split_walk(rbh, &again);
+		err = rbh_walk_table(rbh, &again);
 		cond_resched();
 	}
 
 	if (nr > RBH_SHRINK_KEYS) {
-		rbh_shrink_walk(rbh);
+		rbh_walk_table(rbh, NULL);
 	} else {
 		for (i = 0; i < nr; i++) {
 			bool chain;
@@ -2306,7 +2158,7 @@ static void rbh_shrink_worker(struct work_struct *work)
 	for (;;) {
 		bool halved = false;
 
-		/* Not in the run that doubled the table: see rbh_resize_deferred() */
+		/* Not after a doubling: see rbh_resize_deferred() */
 		while (!grew && rbh_halve_wanted(rbh) &&
 		       rbh_halve(rbh) == RBH_HALVED) {
 			halved = true;
@@ -2314,14 +2166,16 @@ static void rbh_shrink_worker(struct work_struct *work)
 		}
 		if (!halved && !rbh_walk_due(rbh))
 			break;
-		rbh_shrink_walk(rbh);
+		rbh_walk_table(rbh, NULL);
 	}
 }
 
 /*
- * Does destination @dest of @key's home group in the locked @primary
- * still hold an entry that needs @key's filter bit there?
+ * Removal.  A removal takes its bucket's lock only, and hands the merge,
+ * fold or halving it makes possible to the work item.
  */
+
+/* Does an entry in @dest of @key's home need @key's filter bit there? */
 static bool rbh_dest_needs(struct rbh_bucket *primary, u32 key,
 			   unsigned int dest)
 {
@@ -2353,13 +2207,7 @@ static bool rbh_dest_needs(struct rbh_bucket *primary, u32 key,
 	return false;
 }
 
-/*
- * Remove the entry at @pos, which holds @key, from the locked @primary or
- * its chain.  Unless the caller will tidy up later (a locked iteration,
- * with rbh_tidy_chain() and rbh_refilter()), unlink an emptied overflow
- * bucket and clear the filter bit the entry needed if no other entry
- * needs it.
- */
+/* Free the entry at @pos; with @tidy, drop an emptied bucket, a stale bit */
 static void rbh_remove_entry(struct rbh_bucket *primary,
 			     const struct rbh_pos *pos, u32 key, bool tidy)
 {
@@ -2384,12 +2232,7 @@ static void rbh_remove_entry(struct rbh_bucket *primary,
 	WRITE_ONCE(*filter, *filter & ~rbh_filter_bit(key, dest));
 }
 
-/*
- * Does a removal from the home group of the locked @primary end there,
- * the table's halving aside?  Not if the bucket must then look at its
- * buddy (rbh_looks_at_buddy()), nor if it has a chain that may fold.  The
- * caller holds the RCU read lock.
- */
+/* Does a removal from @primary's home group need no buddy look or fold? */
 static bool rbh_remove_ends_home(const struct rbh *rbh,
 				 const struct rbh_bucket *primary)
 {
@@ -2411,16 +2254,12 @@ static bool rbh_remove_ends_home(const struct rbh *rbh,
  * @hash: The hash value the pointer was stored under.
  * @p: The pointer to remove, or NULL to release a reservation.
  *
- * Remove one copy of @p stored under @hash.  Lookups that are already
- * running may still return @p, so free the object it points to only after
- * an RCU grace period (e.g. with kfree_rcu()).  A bucket that the removal
- * leaves nearly empty is merged with its buddy or folded, and the table
- * halved, by the rosebush's shrink work.
+ * Remove one copy of @p.  Lookups already running may still return it:
+ * free what it points to only after an RCU grace period.
  *
  * Context: Process context; may be called with spinlock_t locks held.
- * Takes and releases a bucket lock, then maybe the shrink lock, and may
- * queue the shrink work.  Never takes the resize lock, allocates memory
- * or sleeps.
+ * Takes a bucket lock, then maybe the shrink lock, and may queue the
+ * shrink work.  Never takes the resize lock, allocates or sleeps.
  * Return: 0 on success, -ENOENT if @p is not stored under @hash.
  */
 int rbh_remove(struct rbh *rbh, u32 hash, void *p)
@@ -2436,10 +2275,7 @@ int rbh_remove(struct rbh *rbh, u32 hash, void *p)
 		rcu_read_unlock();
 		return -ENOENT;
 	}
-	/*
-	 * Most removals find their entry in its home group of the primary
-	 * bucket, and need do nothing more than clear it.
-	 */
+	/* Most removals clear an entry of the home group and are done */
 	home = rbh_home(key);
 	keys = rbh_home_keys(primary, home);
 	for (i = 0; i < RBH_GROUP_MAX; i++) {
@@ -2481,11 +2317,10 @@ EXPORT_SYMBOL_GPL(rbh_remove);
  * @hash: The hash value that was reserved.
  * @p: The pointer to store, which may not be NULL.
  *
- * Fill a slot that rbh_reserve() reserved for @hash.  This does not
- * allocate memory, so it does not fail if the slot was reserved.
+ * Fill a slot that rbh_reserve() reserved for @hash.  Allocates nothing.
  *
  * Context: Process context; may be called with spinlock_t locks held.
- * Takes and releases a bucket lock.  Does not sleep.
+ * Takes a bucket lock.  Does not sleep.
  * Return: 0 on success, -EINVAL if @p is NULL, -ENOENT if no slot was
  * reserved for @hash.
  */
@@ -2515,216 +2350,11 @@ int rbh_use(struct rbh *rbh, u32 hash, void *p)
 EXPORT_SYMBOL_GPL(rbh_use);
 
 /*
- * A bit for each entry of group @g of @bucket that holds @key, compared
- * as rbh_group_match() compares a whole group's.
+ * Locked iteration: one hash's bucket locked, for removing, replacing and
+ * filling reservations while walking.
  */
-static __always_inline unsigned int rbh_match(struct rbh_bucket *bucket,
-					      unsigned int g, u32 key)
-{
-	u32 *keys = rbh_keys(bucket, g);
-	unsigned int i, match = 0;
 
-	if (g > RBH_HEAD_GROUP) {
-		for (i = 0; i < RBH_GROUP_MAX; i++)
-			match |= (unsigned int)(READ_ONCE(keys[i]) == key) << i;
-	} else if (g == RBH_HEAD_GROUP) {
-		for (i = 0; i < RBH_HEAD_ENTRIES; i++)
-			match |= (unsigned int)(READ_ONCE(keys[i]) == key) << i;
-	}
-	return match;
-}
-
-/*
- * The first pointer under @key in group @g of @bucket from entry *@index
- * on, which moves *@index past it.
- */
-static __always_inline void *rbh_group_next(struct rbh_bucket *bucket,
-					    unsigned int g, u32 key,
-					    unsigned int *index)
-{
-	unsigned int i, match;
-	void *p;
-
-	match = rbh_match(bucket, g, key) & (~0U << *index);
-	for (; match; match &= match - 1) {
-		i = __ffs(match);
-		/*
-		 * Read the pointer after its key.  Pairs with
-		 * smp_store_release() in rbh_set_entry().
-		 */
-		smp_rmb();
-		p = rbh_dereference(rbh_slots(bucket, g)[i]);
-		if (p) {
-			*index = i + 1;
-			return p;
-		}
-	}
-	return NULL;
-}
-
-/*
- * The first pointer under @key in the groups of @bucket that @dests names
- * (its home group @home's filter bits for @key, shifted down), from step
- * *@step and entry *@index on, which move past it.
- */
-static __always_inline void *rbh_dests_next(struct rbh_bucket *bucket,
-					    u32 key, unsigned int home,
-					    unsigned int dests,
-					    unsigned int *step,
-					    unsigned int *index)
-{
-	unsigned int left;
-	void *p;
-
-	/* The groups left to walk, each by the lowest bit of its field */
-	left = dests & ~BIT(RBH_CHAIN_DEST * RBH_FILTER_BITS) &
-	       -BIT((*step - 1) * RBH_FILTER_BITS);
-	for (; left; left &= left - 1, *index = 0) {
-		*step = __ffs(left) / RBH_FILTER_BITS + 1;
-		p = rbh_group_next(bucket, home ^ *step, key, index);
-		if (p)
-			return p;
-	}
-	*step = RBH_GROUPS;
-	return NULL;
-}
-
-/*
- * The steps of a walk of the chain: RBH_STEP_CHAIN + g is group g of an
- * overflow bucket.
- */
-#define RBH_STEP_CHAIN		RBH_GROUPS
-static_assert(RBH_STEP_CHAIN + RBH_GROUPS < RBH_ITER_DONE);
-
-/*
- * Go on with a walk from where rbh_first() or rbh_iter_lock() left it:
- * the rest of the home group (step 0), the destinations its filter names
- * for the key (steps 1 to RBH_GROUPS - 1, group home ^ step), then the
- * chain if the filter names it (RBH_STEP_CHAIN + g for group g, in each
- * overflow bucket).  The walk runs in registers and writes the iterator
- * back when it returns a pointer.
- */
-static noinline void *rbh_walk_on(struct rbh_iter *rbhi)
-{
-	unsigned int step = rbhi->step, index = rbhi->index, home;
-	struct rbh_bucket *bucket = rbhi->bucket;
-	u32 key = rbhi->key;
-	void *p;
-
-	if (step < RBH_STEP_CHAIN) {
-		home = rbh_home(key);
-		if (!step) {
-			p = rbh_group_next(bucket, home, key, &index);
-			if (p)
-				goto found;
-			rbhi->dests = (READ_ONCE(*rbh_filter(bucket, home)) >>
-				       rbh_filter_shift(key)) & RBH_FILTER_LOW;
-			step = 1;
-			index = 0;
-		}
-		p = rbh_dests_next(bucket, key, home, rbhi->dests, &step,
-				   &index);
-		if (p)
-			goto found;
-		if (!(rbhi->dests & BIT(RBH_CHAIN_DEST * RBH_FILTER_BITS)))
-			goto done;
-		/* Past the primary bucket's last group: on to the chain */
-		step = RBH_STEP_CHAIN + RBH_GROUPS;
-	}
-
-	for (;;) {
-		for (; step < RBH_STEP_CHAIN + RBH_GROUPS; step++, index = 0) {
-			p = rbh_group_next(bucket, step - RBH_STEP_CHAIN, key,
-					   &index);
-			if (p)
-				goto found;
-		}
-		bucket = rbh_dereference(bucket->h.chain);
-		if (!bucket)
-			goto done;
-		step = RBH_STEP_CHAIN + RBH_HEAD_GROUP;
-		index = 0;
-	}
-found:
-	rbhi->bucket = bucket;
-	rbhi->step = step;
-	rbhi->index = index;
-	return p;
-done:
-	rbhi->step = RBH_ITER_DONE;
-	return NULL;
-}
-
-/*
- * What rbh_first() does not do inline, and nothing else calls: continue
- * the walk of @rbhi past the home group of @key (the hash as rbh_key()
- * mixes it), in the bucket @bucket that @key indexes, whose home filter
- * has @dests for @key (shifted down; not 0).  Walks the other groups the
- * filter names, then the bucket's chain if it names that.
- *
- * Context: Any context, with the RCU read lock held.  Does not sleep.
- * Return: The first pointer found, or NULL.
- */
-void *__rbh_first_spilled(struct rbh_iter *rbhi, struct rbh_bucket *bucket,
-			  u32 key, unsigned int dests)
-{
-	unsigned int step = 1, index = 0;
-	void *p;
-
-	rbhi->key = key;
-	rbhi->bucket = bucket;
-	rbhi->dests = dests;
-	p = rbh_dests_next(bucket, key, rbh_home(key), dests, &step, &index);
-	if (likely(p)) {
-		rbhi->index = index;
-		rbhi->step = step;
-		return p;
-	}
-	if (!(dests & BIT(RBH_CHAIN_DEST * RBH_FILTER_BITS))) {
-		rbhi->step = RBH_ITER_DONE;
-		return NULL;
-	}
-	/* Past the primary bucket's last group: on to the chain */
-	rbhi->index = 0;
-	rbhi->step = RBH_STEP_CHAIN + RBH_GROUPS;
-	return rbh_walk_on(rbhi);
-}
-EXPORT_SYMBOL_GPL(__rbh_first_spilled);
-
-/**
- * rbh_next() - Return the next pointer stored under the walk's hash.
- * @rbhi: The iterator, started by rbh_first() or rbh_iter_lock().
- *
- * What rbh_first() promises of a walk holds for the pointers rbh_next()
- * returns too.  In a locked walk (rbh_iter_lock()), the first call returns
- * the first pointer, and the pointers returned are exactly those stored
- * under the hash, and maybe some stored under other hashes.  Once it has
- * returned NULL, or rbh_first() has, the walk is over: do not call it
- * again.
- *
- * Context: RCU read lock held (any flavour), or the walk was locked with
- * rbh_iter_lock().  Does not sleep.
- * Return: The next pointer, or NULL when there are no more.
- */
-void *rbh_next(struct rbh_iter *rbhi)
-{
-	RCU_LOCKDEP_WARN(!rcu_read_lock_any_held(), "iteration without the RCU read lock");
-	if (rbhi->step == RBH_ITER_DONE)
-		return NULL;
-	/* Neither rbh_first() nor rbh_iter_lock() started the walk */
-	if (WARN_ON_ONCE(!rbhi->bucket))
-		return NULL;
-	return rbh_walk_on(rbhi);
-}
-EXPORT_SYMBOL_GPL(rbh_next);
-
-/*
- * A rosebush with no table has no bucket to lock: take the resize lock,
- * under which the first table is published.  Call it as
- * rbh_lock_tableless(), which tells sparse about the lock.
- * Return: true, with the resize lock held, if there is still no table;
- * false, without it, if there is one now.
- */
+/* With no table, take the resize lock; true if there is still none */
 static bool __rbh_lock_tableless(struct rbh *rbh)
 {
 	spin_lock(&rbh->rbh_resize_lock);
@@ -2744,21 +2374,15 @@ static bool __rbh_lock_tableless(struct rbh *rbh)
  * rbh_iter_lock() - Lock the bucket holding the iterator's hash.
  * @rbhi: The iterator, from RBH_ITER().
  *
- * While the bucket is locked, nothing can be stored under the hash or
- * removed from it except through this iterator, and rbh_next() returns
- * exactly the pointers stored under the hash (and maybe some stored under
- * other hashes).  A rosebush that has no table yet has no bucket to lock:
- * its resize lock is held instead, under which the first table is made,
- * so that nothing can be stored anywhere in it.  Unlock with
- * rbh_iter_unlock().  Until then, call no other rosebush function except
- * rbh_next(), rbh_iter_remove(), rbh_iter_replace() and rbh_iter_use()
- * on this iterator, on this rosebush (they may need the same lock) or on
- * another initialised at the same place (rbh_init(): lockdep would
- * report recursive locking).
+ * Until rbh_iter_unlock(), nothing is stored under the hash or removed
+ * except through this iterator, and rbh_next() returns every pointer
+ * stored under it (and maybe others).  Meanwhile call nothing on this
+ * rosebush, or on one initialised at the same place (lockdep), but
+ * rbh_next() and rbh_iter_*() on this iterator.
  *
  * Context: Process context; may be called with spinlock_t locks held.
- * Takes the RCU read lock and a bucket lock (or the rosebush's resize
- * lock).  Does not sleep.
+ * Takes the RCU read lock and a bucket lock (or, without a table, the
+ * resize lock).  Does not sleep.
  */
 void rbh_iter_lock(struct rbh_iter *rbhi)
 	__acquires(RCU) __acquires(rbhi)
@@ -2783,11 +2407,7 @@ void rbh_iter_lock(struct rbh_iter *rbhi)
 }
 EXPORT_SYMBOL_GPL(rbh_iter_lock);
 
-/*
- * Find where the pointer @p that rbh_next() has just returned through the
- * locked iterator is stored.  Return: false, with a warning, if that is
- * not what @p is (a caller bug).
- */
+/* Find the entry of @p, just returned by the walk; WARN and false if not */
 static bool rbh_iter_pos(struct rbh_iter *rbhi, void *p, struct rbh_pos *pos)
 {
 	void *stored;
@@ -2813,8 +2433,7 @@ static bool rbh_iter_pos(struct rbh_iter *rbhi, void *p, struct rbh_pos *pos)
  *
  * Context: Between rbh_iter_lock() and rbh_iter_unlock().  Does not sleep.
  * Return: true if @p was removed; false, with a warning, if @p is not
- * what rbh_next() just returned through the locked iterator (a caller
- * bug), in which case nothing was removed and @p is still the rosebush's.
+ * what rbh_next() just returned (a caller bug): nothing is then removed.
  */
 bool rbh_iter_remove(struct rbh_iter *rbhi, void *p)
 {
@@ -2835,17 +2454,12 @@ EXPORT_SYMBOL_GPL(rbh_iter_remove);
  * @p: The pointer rbh_next() just returned.
  * @new: The pointer to store under the same hash in its place; not NULL.
  *
- * The entry keeps its place and its hash; only its pointer changes, with
- * one rcu_assign_pointer().  A concurrent lookup of the hash therefore
- * finds @p or @new, never neither, which removing @p and inserting @new
- * cannot promise, and nothing is allocated.  Readers that found @p may
- * use it until a grace period has passed.  rbh_next() goes on after the
- * entry, so it does not return @new.
+ * A concurrent lookup finds @p or @new, never neither, and nothing is
+ * allocated.  The walk goes on after the entry, without returning @new.
  *
  * Context: Between rbh_iter_lock() and rbh_iter_unlock().  Does not sleep.
  * Return: true if @new replaced @p; false, with a warning, if @new is
- * NULL or @p is not what rbh_next() just returned through the locked
- * iterator (caller bugs), in which case nothing changed.
+ * NULL or @p is not what rbh_next() just returned (caller bugs).
  */
 bool rbh_iter_replace(struct rbh_iter *rbhi, void *p, void *new)
 {
@@ -2864,13 +2478,9 @@ EXPORT_SYMBOL_GPL(rbh_iter_replace);
  * @rbhi: The iterator, locked with rbh_iter_lock().
  * @p: The pointer to store, which may not be NULL.
  *
- * Fill a slot that rbh_reserve() reserved for the iterator's hash, as
- * rbh_use() does, under the bucket lock the iterator already holds.  A
- * caller can then reserve (which may sleep), lock, look for an entry it
- * would clash with and store its own only if there is none, in one
- * critical section; it releases the reservation it did not use with
- * rbh_release() after rbh_iter_unlock().  The walk may or may not return
- * @p later on.
+ * rbh_use() under the iterator's lock, so that a caller can reserve, lock,
+ * look for a clashing entry and store @p only if there is none.  The walk
+ * may or may not return @p.
  *
  * Context: Between rbh_iter_lock() and rbh_iter_unlock().  Does not sleep.
  * Return: 0 on success, -EINVAL if @p is NULL, -ENOENT if no slot is
@@ -2899,9 +2509,8 @@ EXPORT_SYMBOL_GPL(rbh_iter_use);
  * @rbhi: The iterator, locked with rbh_iter_lock().
  *
  * Context: Process context; may be called with spinlock_t locks held.
- * Releases the bucket lock (or the resize lock) and the RCU read lock
- * taken by rbh_iter_lock(); after a removal, may then take the shrink
- * lock and queue the shrink work, as rbh_remove() does.  Does not sleep.
+ * Drops what rbh_iter_lock() took; after a removal, may then do what
+ * rbh_remove() does.  Does not sleep.
  */
 void rbh_iter_unlock(struct rbh_iter *rbhi)
 	__releases(RCU) __releases(rbhi)
@@ -2936,26 +2545,24 @@ void rbh_iter_unlock(struct rbh_iter *rbhi)
 }
 EXPORT_SYMBOL_GPL(rbh_iter_unlock);
 
+/*
+ * Initialisation, emptiness, statistics and destruction.
+ */
+
 /**
  * __rbh_init() - Initialise a rosebush, its locks in the classes given.
  * @rbh: The rosebush.
  * @flags: Any of &enum rbh_flags, or 0.
  * @keys: The lockdep classes of its locks, in static storage.
  *
- * Call rbh_init() or rbh_init_flags() instead, which give each place in
- * the source its own classes.  This is for bindings that make their own
- * keys.
+ * For rbh_init() and rbh_init_flags(), and bindings with their own keys.
  *
  * Context: Any context.
  */
 void __rbh_init(struct rbh *rbh, unsigned int flags,
 		struct rbh_lock_keys *keys)
 {
-	/*
-	 * rbh_first() and rbh_remove() find a home group with the header's
-	 * accessors (rbh_home_keys()), every other walk with rbh_keys():
-	 * both must place the first and the last home group alike.
-	 */
+	/* rbh_home_keys() and rbh_keys() must agree on the home groups */
 	BUILD_BUG_ON(rbh_keys_offset(RBH_HEAD_GROUP + 1) !=
 		     (RBH_HEAD_GROUP + 1) * RBH_GROUP_SIZE + RBH_WHOLE_KEYS);
 	BUILD_BUG_ON(rbh_slots_offset(RBH_HEAD_GROUP + 1) !=
@@ -2983,10 +2590,7 @@ void __rbh_init(struct rbh *rbh, unsigned int flags,
 }
 EXPORT_SYMBOL_GPL(__rbh_init);
 
-/*
- * Make @rbh empty again, as rbh_init_flags() made it: the same flags,
- * the same classes.
- */
+/* Make @rbh empty again, with the same flags and lock classes */
 static void rbh_reinit(struct rbh *rbh)
 {
 	struct rbh_lock_keys *keys = NULL;
@@ -2997,12 +2601,7 @@ static void rbh_reinit(struct rbh *rbh)
 	__rbh_init(rbh, rbh->rbh_flags, keys);
 }
 
-/*
- * Walking the primary buckets of a table of depth @depth: the bucket in
- * slot @i, which the caller's RCU read lock or, if @owned, its ownership
- * of the rosebush protects, a key in its range, and the slot of the next
- * bucket.
- */
+/* Slot @i's bucket, under RCU or @owned; *@ref is the slot's first key */
 static struct rbh_bucket *rbh_walk(struct rbh_bucket __rcu **table,
 				   unsigned int depth, unsigned long i,
 				   u32 *ref, bool owned)
@@ -3012,11 +2611,9 @@ static struct rbh_bucket *rbh_walk(struct rbh_bucket __rcu **table,
 }
 
 /*
- * The slot after the range of @bucket, read from slot @i.  Call it before
- * looking at what the bucket holds: a merge stores the entries it adds to
- * a bucket before it lowers the bucket's depth, with release, so a walk
- * that sees the lower depth, and so skips the other buddy's slots, sees
- * the entries that buddy had.
+ * The slot after @bucket's range, from slot @i.  Call it before reading
+ * the bucket: seeing a merge's lower depth, the walk sees its entries.
+ * rbh_free_all() calls it after, harmlessly: it owns the rosebush.
  */
 static unsigned long rbh_walk_next(struct rbh_bucket *bucket,
 				   unsigned int depth, unsigned long i)
@@ -3024,10 +2621,7 @@ static unsigned long rbh_walk_next(struct rbh_bucket *bucket,
 	/* Pairs with smp_store_release() in rbh_merge_locked() */
 	unsigned int d = smp_load_acquire(&bucket->h.depth);
 
-	/*
-	 * A merge may have made the bucket larger since slot @i was read:
-	 * step to the end of its aligned range, not @i plus its size.
-	 */
+	/* A merge may have widened it: step to the end of its aligned range */
 	return (i | ((1UL << (depth - min(d, depth))) - 1)) + 1;
 }
 
@@ -3035,9 +2629,7 @@ static unsigned long rbh_walk_next(struct rbh_bucket *bucket,
  * rbh_empty() - Is the rosebush empty?
  * @rbh: The rosebush.
  *
- * The answer may be out of date by the time it is returned if the
- * rosebush is being changed.  It takes time proportional to the size of
- * the table.
+ * The answer may be stale if @rbh is changing.  Walks the whole table.
  *
  * Context: Any context.  Takes the RCU read lock.
  * Return: true if nothing is stored and nothing is reserved in @rbh.
@@ -3070,10 +2662,7 @@ bool rbh_empty(const struct rbh *rbh)
 }
 EXPORT_SYMBOL_GPL(rbh_empty);
 
-/*
- * Count the entries and reservations of one bucket into @stats, and those
- * of a primary bucket (@primary) that are not in their home group.
- */
+/* Count @bucket into @stats (spills too if @primary); return entries used */
 static unsigned int rbh_stats_bucket(struct rbh_bucket *bucket, u32 ref,
 				     bool primary, struct rbh_stats *stats)
 {
@@ -3101,9 +2690,7 @@ static unsigned int rbh_stats_bucket(struct rbh_bucket *bucket, u32 ref,
  * @rbh: The rosebush.
  * @stats: Where to store the description.
  *
- * If the rosebush is being changed, the snapshot may be inconsistent.  It
- * takes time proportional to the size of the rosebush, all of it under
- * the RCU read lock.
+ * A snapshot, maybe inconsistent, taken under one RCU read lock.
  *
  * Context: Process context.  Takes the RCU read lock.
  */
@@ -3145,10 +2732,7 @@ void rbh_stats(struct rbh *rbh, struct rbh_stats *stats)
 }
 EXPORT_SYMBOL_GPL(rbh_stats);
 
-/*
- * Destroying a rosebush that is in use is a caller bug: warn if someone
- * holds one of its locks.
- */
+/* Destroying a rosebush in use is a caller bug: warn if @lock is held */
 static void rbh_check_idle(spinlock_t *lock)
 {
 	if (WARN_ON_ONCE(!spin_trylock(lock)))
@@ -3168,10 +2752,7 @@ static void rbh_free_all(struct rbh *rbh,
 
 	if (!rbh_table_peek(rbh))
 		return;
-	/*
-	 * The caller owns the rosebush: no insertion or removal may queue
-	 * the work now, and with it done, no resize is running
-	 */
+	/* Nobody can queue the work now; once it is done, no resize runs */
 	cancel_work_sync(&rbh->rbh_shrink_work);
 	WARN_ON_ONCE(rbh->rbh_future_table);
 	rbh_check_idle(&rbh->rbh_resize_lock);
@@ -3218,12 +2799,10 @@ static void rbh_free_all(struct rbh *rbh,
 
 /**
  * rbh_destroy() - Free all memory used by a rosebush.
- * @rbh: The rosebush.
+ * @rbh: The rosebush, which nobody else, not even an RCU reader, may use.
  *
- * The pointers stored in the rosebush are forgotten, not freed: see
- * rbh_free_and_destroy().  The rosebush is left empty and may be used
- * again.  Nobody else may use it during or after the call, and RCU
- * readers must be done with it, for example after synchronize_rcu().
+ * The pointers stored are forgotten, not freed: see rbh_free_and_destroy().
+ * The rosebush is left empty and may be used again.
  *
  * Context: Process context.  May sleep.
  */
@@ -3237,12 +2816,11 @@ EXPORT_SYMBOL_GPL(rbh_destroy);
 /**
  * rbh_free_and_destroy() - Free all pointers and memory of a rosebush.
  * @rbh: The rosebush.
- * @free_fn: Called once for every pointer stored (so twice for a pointer
- *	stored twice), with @arg.  Not called for reservations.
+ * @free_fn: Called, without locks, once for every pointer stored (twice
+ *	for one stored twice), with @arg; not for reservations.  May sleep.
  * @arg: Passed to @free_fn.
  *
- * Like rbh_destroy(), but first hands every stored pointer to @free_fn,
- * which is called without locks held and may sleep.
+ * rbh_destroy(), after handing every stored pointer to @free_fn.
  *
  * Context: Process context.  May sleep.
  */

@@ -2877,6 +2877,8 @@ static void rbh_grow_deferred_long_chain(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, READ_ONCE(rbh->rbh_split_nr), 1U,
 			    "the insertion did not hand its split over");
 	rbh_test_stats(test, rbh, before);
+	KUNIT_EXPECT_EQ_MSG(test, before->splits, after->splits,
+			    "the insertion copied the chain itself");
 	rbh_test_shrink_here(test, rbh);
 	rbh_test_stats(test, rbh, after);
 	KUNIT_EXPECT_GT(test, after->splits, before->splits);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0+ */
 /*
  * Rosebush, a resizing, scalable, cache-aware, RCU-optimised hash table.
- * See Documentation/core-api/rosebush.rst for how to use it.
+ * See Documentation/core-api/rosebush.rst.
  */
 
 #ifndef _LINUX_ROSEBUSH_H
@@ -14,33 +14,24 @@
 #include <linux/hash.h>
 #include <linux/limits.h>
 #include <linux/lockdep_types.h>
-#include <linux/mutex_types.h>
 #include <linux/rcupdate.h>
 #include <linux/spinlock_types.h>
 #include <linux/types.h>
 #include <linux/workqueue_types.h>
 
 struct rbh_bucket;
-/*
- * What struct rbh points to: a table of bucket pointers, tagged with its
- * depth (rbh_untag()).  Never dereferenced as it is, so never defined.
- */
+/* Opaque: a bucket table tagged with 32 - depth, its shift from key to slot */
 struct rbh_table;
 
-/* Removals that struct rbh remembers for its shrink work */
+/* Buckets of each kind that struct rbh keeps for its shrink work */
 #define RBH_SHRINK_KEYS		6
 
 /**
- * struct rbh_lock_keys - The lockdep classes of a rosebush's locks.
+ * struct rbh_lock_keys - Lockdep classes: a static set per rbh_init() site.
  * @resize_lock: rbh_resize_lock.
  * @shrink_lock: rbh_shrink_lock.
  * @bucket_lock: Every bucket lock.
- * @shrink_work: The shrink work, as flush_work() and the worker see it.
- *
- * rbh_init() gives each place that initialises rosebushes its own, so
- * that lockdep does not join the lock orders of unrelated users into
- * false cycles.  It must be static storage, as lockdep requires of keys
- * it has not registered.
+ * @shrink_work: The shrink work.
  */
 struct rbh_lock_keys {
 	struct lock_class_key resize_lock;
@@ -52,104 +43,65 @@ struct rbh_lock_keys {
 /**
  * struct rbh - A rosebush.
  *
- * Embed it in a larger structure and initialise it with rbh_init(), or
- * define it with DEFINE_ROSEBUSH().  An initialised rosebush holds no
- * memory until the first rbh_insert() or rbh_reserve(); release what it
- * holds with rbh_destroy() or rbh_free_and_destroy().  A rosebush filled
- * with zeroes is not initialised: even a lookup in it is a bug.
- *
- * None of the fields may be used outside lib/rosebush.c.
+ * Initialise with rbh_init() or DEFINE_ROSEBUSH() (zeroes are not enough);
+ * free with rbh_destroy() or rbh_free_and_destroy().
  */
 struct rbh {
 	/* private: */
-	/* Serialises changes to the table: grow, shrink, split, merge. */
-	spinlock_t rbh_resize_lock;
-	/* Tagged pointer to the table: see rbh_tag() and rbh_untag() */
-	struct rbh_table __rcu *rbh_table;
-	/* Under rbh_resize_lock: primary buckets, and those at full depth */
+	spinlock_t rbh_resize_lock;	/* Serialises table changes */
+	struct rbh_table __rcu *rbh_table;	/* See rbh_untag() */
+	/* Written under rbh_resize_lock: primary, full-depth bucket counts */
 	unsigned int rbh_nr_buckets;
 	unsigned int rbh_nr_deep;
-	/*
-	 * Written under rbh_resize_lock, read without it: the table is too
-	 * large for its buckets, and it has become so since the shrink work
-	 * last walked it
-	 */
+	/* Written under rbh_resize_lock: see rbh_note_size() */
 	bool rbh_oversized;
 	bool rbh_walk_due;
-	/*
-	 * Under rbh_resize_lock, while a resize fills the next table in
-	 * steps: the table, the slots of the current table it has copied,
-	 * (halving) its buckets at its full depth, and whether it is larger.
-	 */
+	/* Under rbh_resize_lock, while a resize fills the next table */
 	struct rbh_bucket __rcu **rbh_future_table;
 	unsigned long rbh_future_copied;
 	unsigned int rbh_future_deep;
 	bool rbh_future_grows;
-	/* From rbh_init_flags(), and what they add to a bucket's gfp flags */
+	/* From rbh_init_flags(), and the gfp flags they add for buckets */
 	unsigned int rbh_flags;
 	gfp_t rbh_gfp;
-	/* Statistics, under rbh_resize_lock */
+	/* Statistics, written under rbh_resize_lock */
 	unsigned long rbh_grows;
 	unsigned long rbh_shrinks;
 	unsigned long rbh_splits;
 	unsigned long rbh_merges;
-	/*
-	 * The only resizer: grows and splits that insertions hand over,
-	 * folds, merges and halvings that removals hand over, in process
-	 * context; a work item never runs twice at once
-	 */
+	/* Resizes the table; splits, folds and merges what is handed over */
 	struct work_struct rbh_shrink_work;
 	/*
-	 * Keys of buckets that removals left ready to fold or merge, for
-	 * the shrink work; rbh_shrink_nr > RBH_SHRINK_KEYS: too many, walk
-	 * the table.  rbh_shrink_halve: a removal found the table ready to
-	 * halve.  Written under rbh_shrink_lock; removals read the count
-	 * and the flag without it.
+	 * Written under rbh_shrink_lock, read without: buckets to fold or merge
+	 * (more than RBH_SHRINK_KEYS: walk the table), and a halving request
 	 */
 	spinlock_t rbh_shrink_lock;
 	bool rbh_shrink_halve;
 	unsigned int rbh_shrink_nr;
 	u32 rbh_shrink_keys[RBH_SHRINK_KEYS];
-	/*
-	 * Keys of full buckets that insertions did not split (the table
-	 * must double first, or a chain be copied), for the shrink work to
-	 * split.  Written under rbh_shrink_lock; insertions read them
-	 * without it.
-	 */
+	/* Under rbh_shrink_lock: buckets to split, read by rbh_handed_over() */
 	unsigned int rbh_split_nr;
 	u32 rbh_split_keys[RBH_SHRINK_KEYS];
 #ifdef CONFIG_LOCKDEP
-	/* The classes of the bucket locks and the shrink work */
 	struct rbh_lock_keys *rbh_lock_keys;
 #endif
 };
 
-/*
- * The table word of a rosebush that has no table: the shared table of
- * rbh_empty_table, 2 slots deep (a shift of 31), whose slots point at a
- * bucket that holds nothing, so that a lookup needs no test for it.
- */
+/* No table: a shared table whose slots point at an empty bucket */
 extern struct rbh_bucket __rcu *const rbh_empty_table[];
 #define RBH_NO_TABLE	((struct rbh_table __force __rcu *)		\
 			 ((char *)rbh_empty_table + 31))
 
 #ifdef CONFIG_LOCKDEP
-/*
- * A compound literal outside a function is static storage: each rosebush
- * defined with DEFINE_ROSEBUSH() has bucket locks of its own class.  Its
- * other locks are static, and lockdep keys them by their addresses.
- */
+/* At file scope, static: each DEFINE_ROSEBUSH() gets classes of its own */
 #define RBH_LOCK_KEYS_INIT	.rbh_lock_keys = &(struct rbh_lock_keys){},
 #else
 #define RBH_LOCK_KEYS_INIT
 #endif
 
 /**
- * RBH_INIT() - Initialiser for a rosebush.
+ * RBH_INIT() - Initialiser for a rosebush in static storage.
  * @name: The name of the struct rbh being initialised.
- *
- * For a rosebush in static storage only, as for any static lock
- * initialiser; use rbh_init() for any other.
  */
 #define RBH_INIT(name) {						\
 	.rbh_table = RBH_NO_TABLE,					\
@@ -159,25 +111,17 @@ extern struct rbh_bucket __rcu *const rbh_empty_table[];
 }
 
 /**
- * DEFINE_ROSEBUSH() - Define a rosebush.
- * @name: A string that names the rosebush.
- *
- * For file scope definitions of rosebushes only: inside a function, its
- * lockdep key would not be static storage (and does not build with
- * lockdep).  It declares and initialises an empty rosebush with the
- * chosen name, as rbh_init() would, except that the rosebush has lockdep
- * classes of its own.
+ * DEFINE_ROSEBUSH() - Define a rosebush, at file scope only.
+ * @name: The name of the rosebush.
  */
 #define DEFINE_ROSEBUSH(name)	struct rbh name = RBH_INIT(name)
 
 /**
  * enum rbh_flags - How a rosebush allocates its buckets.
- * @RBH_ACCOUNT: Charge each bucket to the memory cgroup of the task that
- *	allocates it (__GFP_ACCOUNT), for a rosebush whose entries are.
- * @RBH_RECLAIMABLE: Take buckets from the reclaimable slab caches
+ * @RBH_ACCOUNT: Charge buckets, not the table, to the memory cgroup of the
+ *	allocating task (__GFP_ACCOUNT).
+ * @RBH_RECLAIMABLE: Allocate buckets from reclaimable slab caches
  *	(__GFP_RECLAIMABLE), for a cache whose entries a shrinker frees.
- *
- * The table, one allocation shared by every entry, is never charged.
  */
 enum rbh_flags {
 	RBH_ACCOUNT		= BIT(0),
@@ -192,18 +136,10 @@ void __rbh_init(struct rbh *rbh, unsigned int flags,
  * @rbh: The rosebush.
  * @flags: Any of &enum rbh_flags, or 0.
  *
- * Initialise a rosebush embedded in another structure, or one in static
- * storage that needs @flags.  It holds no memory until the first
- * rbh_insert() or rbh_reserve().
+ * Rosebushes initialised at one place share lockdep classes, as with
+ * spin_lock_init(): initialise rosebushes that nest at different places.
  *
- * The locks of every rosebush initialised at one place in the source
- * belong to one set of lockdep classes, and those of rosebushes
- * initialised at different places to different sets, as with
- * spin_lock_init().  A user whose rosebushes nest must initialise them at
- * different places.
- *
- * Context: Any context.  An unknown flag is a bug: it WARNs and is
- * ignored.
+ * Context: Any context.  An unknown flag WARNs and is ignored.
  */
 #define rbh_init_flags(rbh, flags)					\
 do {									\
@@ -213,11 +149,8 @@ do {									\
 } while (0)
 
 /**
- * rbh_init() - Initialise a rosebush.
+ * rbh_init() - Initialise a rosebush, with no flags.
  * @rbh: The rosebush.
- *
- * rbh_init_flags() with no flags: a rosebush defined with
- * DEFINE_ROSEBUSH() is already initialised so.
  *
  * Context: Any context.
  */
@@ -234,16 +167,12 @@ void rbh_free_and_destroy(struct rbh *rbh,
 			  void (*free_fn)(void *ptr, void *arg), void *arg);
 
 /**
- * rbh_release() - Release a reserved slot in a rosebush.
+ * rbh_release() - Release an unused slot reserved with rbh_reserve().
  * @rbh: The rosebush.
  * @hash: The hash value that was reserved.
  *
- * If you decide that you do not need a slot you reserved with
- * rbh_reserve(), call this function to release it.
- *
- * Context: As rbh_remove(): process context, may be called with
- * spinlock_t locks held.  Takes and releases a bucket lock, then maybe
- * the shrink lock, and may queue the shrink work.  Does not sleep.
+ * Context: As rbh_remove(): process context; may be called with spinlock_t
+ * locks held.  Takes a bucket lock, maybe the shrink lock.  Does not sleep.
  * Return: 0 on success, -ENOENT if no slot was reserved for @hash.
  */
 static inline int rbh_release(struct rbh *rbh, u32 hash)
@@ -256,9 +185,7 @@ static inline int rbh_release(struct rbh *rbh, u32 hash)
  * @rbh: The rosebush being walked, for a locked walk.
  * @hash: The hash value being looked up, for a locked walk.
  *
- * A walk under the RCU read lock starts with rbh_first(), which sets
- * the iterator up: declare it without an initialiser.  A locked walk
- * (rbh_iter_lock()) starts from RBH_ITER().
+ * rbh_first() sets it up; declare one for rbh_iter_lock() with RBH_ITER().
  */
 struct rbh_iter {
 	struct rbh *rbh;
@@ -289,30 +216,27 @@ bool rbh_iter_replace(struct rbh_iter *rbhi, void *p, void *new);
 int rbh_iter_use(struct rbh_iter *rbhi, void *p);
 void rbh_iter_unlock(struct rbh_iter *rbhi) __releases(RCU) __releases(rbhi);
 
-/* The largest number of entries any bucket holds, on any configuration. */
+/* The most entries a bucket holds, on any configuration */
 #define RBH_MAX_ENTRIES	32
 
 /**
  * struct rbh_stats - A snapshot of a rosebush's shape.
  * @entries: Pointers stored (reserved slots excluded).
- * @reserved: Slots reserved by rbh_reserve() and not yet used or released.
+ * @reserved: Slots reserved and not yet used or released.
  * @buckets: Primary buckets (those the table points at).
- * @overflow_buckets: Buckets chained from a primary bucket that could not
- *	be split (see "Equal hashes" in Documentation/core-api/rosebush.rst).
- * @table_slots: Slots in the top-level table (a power of two, or 0).
- * @widest: The most slots of the table that point at one primary bucket:
- *	at most 1024 (see "Resizing in bounded steps" in
- *	Documentation/core-api/rosebush.rst).
- * @bytes: Memory held by the rosebush: the table and every bucket.
- * @bucket_capacity: Entries one bucket holds on this configuration.
- * @occupancy: @occupancy[n] is the number of primary buckets holding
- *	n entries or reservations, for n up to @bucket_capacity.
- * @spilled: Entries and reservations in primary buckets that are not in
- *	their home group, so that finding them reads a second cache line
- *	(see "Buckets" in Documentation/core-api/rosebush.rst).
+ * @overflow_buckets: Buckets chained from a primary bucket (see "Equal
+ *	hashes and chosen hashes" in Documentation/core-api/rosebush.rst).
+ * @table_slots: Slots in the table (a power of two, or 0).
+ * @widest: The most table slots that point at one primary bucket (see
+ *	"Resizing" in Documentation/core-api/rosebush.rst).
+ * @bytes: Memory held: the table and every bucket.
+ * @bucket_capacity: Entries one bucket holds.
+ * @occupancy: [n] counts primary buckets holding n entries or reservations.
+ * @spilled: Entries and reservations of primary buckets outside their home
+ *	group (see "Buckets" in Documentation/core-api/rosebush.rst).
  * @grows: Times the table doubled.
  * @shrinks: Times the table halved.
- * @splits: Buckets split because they were full.
+ * @splits: Buckets split in two.
  * @merges: Pairs of buddy buckets merged into one.
  */
 struct rbh_stats {
@@ -335,32 +259,17 @@ struct rbh_stats {
 void rbh_stats(struct rbh *rbh, struct rbh_stats *stats);
 
 /*
- * Private: the bucket format, which rbh_first() reads inline so that a
- * lookup costs no call.  Nothing else outside lib/rosebush.c may use it.
- * See "Buckets" in Documentation/core-api/rosebush.rst.
- *
- * A bucket is 256 bytes: a header, then entries in *groups*, each of which
- * has a 64-byte cache line to itself (the header's line holds a shorter
- * group).  A group is a filter word, the keys and the pointers, so that a
- * lookup finds its key and its pointer in one line: that of its key's
- * *home* group.  An entry whose home group is full goes to another group
- * of the bucket, or to the bucket's overflow chain, and its home group's
- * filter records which one.  The number of entries depends on the size of
- * spinlock_t, which lock debugging makes much larger.
+ * Private: the bucket format, for rbh_first().  See "Buckets" in
+ * Documentation/core-api/rosebush.rst.
  */
 struct rbh_bucket_head {
-	/* Serialises changes to this bucket and its chain */
-	spinlock_t lock;
-	u8 depth;		/* The bucket holds keys with this many top bits */
+	spinlock_t lock;	/* Serialises this bucket and its chain */
+	u8 depth;		/* Its keys share this many top bits */
 	u8 flags;
 	u8 count;		/* Entries in use (stored or reserved) */
 	struct rbh_bucket __rcu *chain;	/* Overflow buckets */
 	union {
-		/*
-		 * The first bucket of a chain, under the primary's lock:
-		 * every key stored in the chain equals chain_ref in the
-		 * bits that chain_diff does not set.
-		 */
+		/* First of a chain, under primary's lock: rbh_chain_start() */
 		struct {
 			u32 chain_ref;
 			u32 chain_diff;
@@ -374,7 +283,7 @@ struct rbh_bucket_head {
 #define RBH_GROUP_SIZE	64
 #define RBH_GROUPS	(RBH_BUCKET_SIZE / RBH_GROUP_SIZE)
 #define RBH_ENTRY_SIZE	(sizeof(u32) + sizeof(void *))
-/* Entries in a whole group: 5 on 64-bit, 7 on 32-bit */
+/* Entries in a whole group */
 #define RBH_GROUP_MAX	((RBH_GROUP_SIZE - sizeof(u32)) / RBH_ENTRY_SIZE)
 /* The group in which the header ends, and what is left of it */
 #define RBH_HEAD_GROUP	((sizeof(struct rbh_bucket_head) - 1) / RBH_GROUP_SIZE)
@@ -386,11 +295,7 @@ struct rbh_bucket_head {
 #define RBH_HOMES	(RBH_GROUPS - 1 - RBH_HEAD_GROUP)
 #define RBH_ENTRIES	(RBH_HEAD_ENTRIES + RBH_HOMES * RBH_GROUP_MAX)
 
-/*
- * A whole group ends its cache line with its pointers, which that aligns;
- * the keys come before them and the filter before the keys.  The header's
- * group is laid out in the same way in what the header leaves.
- */
+/* Offsets of a whole group's keys and pointers, which end its line */
 #define RBH_WHOLE_KEYS	(RBH_GROUP_SIZE - RBH_GROUP_MAX * RBH_ENTRY_SIZE)
 #define RBH_WHOLE_SLOTS	(RBH_GROUP_SIZE - RBH_GROUP_MAX * sizeof(void *))
 
@@ -402,42 +307,23 @@ struct rbh_bucket {
 };
 
 /*
- * Each group's filter has RBH_GROUPS fields of RBH_FILTER_BITS bits, one
- * for each *destination* of entries whose home it is: destination s - 1
- * is the group whose number is the home's XOR s (for s from 1 to
- * RBH_GROUPS - 1), and destination RBH_CHAIN_DEST the overflow chain.  An
- * entry stored in a destination sets the bit of that field its key
- * selects, so a lookup looks in a destination only if its bit is set
- * there, and most lookups that find nothing in the home group stop.
+ * A home group's filter has a field of RBH_FILTER_BITS bits per destination:
+ * destination d is group home ^ (d + 1), and RBH_CHAIN_DEST the chain.
  */
 #define RBH_FILTER_BITS	(32 / RBH_GROUPS)
 #define RBH_CHAIN_DEST	(RBH_GROUPS - 1)
 /* The lowest bit of every field */
 #define RBH_FILTER_LOW	(RBH_GROUPS == 4 ? 0x01010101U : 0x11111111U)
 
-/*
- * The table word keeps in its low bits the shift that turns a key into a
- * slot of the table: 32 less the table's depth, from 31 (the first table,
- * two slots) down to 5 (2^27 slots, the deepest on 64-bit) or 4 (2^28, on
- * 32-bit); tables are at least 32 bytes, so the five bits are free.
- */
+/* The table word's low bits: 32 less the table's depth, a key's shift */
 #define RBH_SHIFT_MASK	31UL
-/* rbhi->step once an iteration has ended */
+/* rbhi->step once a walk has ended */
 #define RBH_ITER_DONE	U8_MAX
 
-/*
- * Readers may hold any flavour of the RCU read lock: rcu_read_lock(),
- * rcu_read_lock_bh(), rcu_read_lock_sched() or anything that disables
- * preemption, as one grace period waits for them all.
- */
+/* Readers may hold any flavour of the RCU read lock */
 #define rbh_dereference(p)	rcu_dereference_check(p, rcu_read_lock_any_held())
 
-/*
- * The table of a table word and its depth, for writers: NULL and 0 for
- * none, whether the word is RBH_NO_TABLE or NULL (rbh_table_peek() of a
- * rosebush without a table).  Readers index the table with
- * rbh_table_bucket(), which needs no test for RBH_NO_TABLE.
- */
+/* For writers: the table and depth of @tagged; NULL and 0 for none */
 static __always_inline struct rbh_bucket __rcu **
 rbh_untag(const struct rbh_table *tagged, unsigned int *depth)
 {
@@ -451,46 +337,37 @@ rbh_untag(const struct rbh_table *tagged, unsigned int *depth)
 	return (struct rbh_bucket __rcu **)(word & ~RBH_SHIFT_MASK);
 }
 
-/*
- * Buckets store keys, not the caller's hashes: multiplying by an odd
- * constant is a bijection, so equal keys mean equal hashes, and it spreads
- * hashes whose information is all in their low bits over the top bits,
- * which index the table.
- */
+/* The key stored for @hash: a bijection, spreading it to the top bits */
 static __always_inline u32 rbh_key(u32 hash)
 {
 	return hash * GOLDEN_RATIO_32;
 }
 
-/* The slot of a table of depth @depth that @key indexes. */
+/* The slot of a table of depth @depth that @key indexes */
 static __always_inline unsigned long rbh_index(u32 key, unsigned int depth)
 {
 	return key >> (32 - depth);
 }
 
-/*
- * The keys in a bucket share their top bits, which chose the bucket; the
- * home group and the filter bits come from the top bits of another odd
- * multiple of the key, which depend on all of its bits.
- */
+/* An odd multiple of @key, whose upper half picks its home and filter bit */
 static __always_inline u32 rbh_mix(u32 key)
 {
 	return key * 0x85ebca6bU;
 }
 
-/* The home group of @key: each whole group is the home of a third. */
+/* The home group of @key: one of the RBH_HOMES whole groups, evenly */
 static __always_inline unsigned int rbh_home(u32 key)
 {
 	return RBH_HEAD_GROUP + 1 + (((u64)rbh_mix(key) * RBH_HOMES) >> 32);
 }
 
-/* Which bit of each destination's field of a filter @key selects */
+/* The bit @key selects in each destination's field of a filter */
 static __always_inline unsigned int rbh_filter_shift(u32 key)
 {
 	return (rbh_mix(key) >> 16) & (RBH_FILTER_BITS - 1);
 }
 
-/* The filter bits @key selects, one in each destination's field. */
+/* The filter bits @key selects, one in each destination's field */
 static __always_inline u32 rbh_filter_mask(u32 key)
 {
 	return RBH_FILTER_LOW << rbh_filter_shift(key);
@@ -520,7 +397,7 @@ void *rbh_next(struct rbh_iter *rbhi);
 void *__rbh_first_spilled(struct rbh_iter *rbhi, struct rbh_bucket *bucket,
 			  u32 key, unsigned int dests);
 
-/* The bucket that @key indexes in the table @tagged. */
+/* The bucket that @key indexes in the table @tagged */
 static __always_inline struct rbh_bucket *
 rbh_table_bucket(const struct rbh_table *tagged, u32 key)
 {
@@ -531,12 +408,7 @@ rbh_table_bucket(const struct rbh_table *tagged, u32 key)
 	return rbh_dereference(table[key >> (word & RBH_SHIFT_MASK)]);
 }
 
-/*
- * A bit for each entry of whole group @g of @bucket that holds @key.  The
- * keys are compared without a branch that depends on which one matches,
- * in a loop the compiler unrolls, so that a hit anywhere in the group
- * costs what a miss does.
- */
+/* A bit for each entry of whole group @g of @bucket that holds @key */
 static __always_inline unsigned int rbh_group_match(struct rbh_bucket *bucket,
 						    unsigned int g, u32 key)
 {
@@ -554,24 +426,12 @@ static __always_inline unsigned int rbh_group_match(struct rbh_bucket *bucket,
  * @rbh: The rosebush.
  * @hash: The hash value to look up.
  *
- * Return the first of the pointers stored under @hash, and make @rbhi
- * ready for rbh_next() to return the others.  Every pointer that was
- * stored under the hash before the walk began and not removed before it
- * ends is returned, even if the table changes shape in the meantime.
- * Pointers stored under other hashes, pointers removed during the walk,
- * and a pointer twice may be returned as well: check that the object
- * matches.  rbh_for_each_possible() is the loop to write.
+ * With rbh_next(), returns every pointer stored under @hash before the walk
+ * began and not removed before it ends, even across resizes, and maybe others
+ * (stored under other hashes, removed, or twice): check the object matches.
+ * Only rbh_next() may use @rbhi afterwards, until either returns NULL.
  *
- * Most walks read one cache line of one bucket and end there, hit or
- * miss.  That part is inline, as rhashtable_lookup() is, and writes the
- * iterator only when it has found an entry or must look further; the
- * rest is out of line.  Only rbh_next() may use the iterator afterwards,
- * and only until one of the two has returned NULL: a miss may leave the
- * iterator as it found it, unwritten.  rbh_iter_remove() and its kin are
- * for locked walks (rbh_iter_lock()).
- *
- * Context: Any context, with the RCU read lock held (rcu_read_lock(),
- * rcu_read_lock_bh() or rcu_read_lock_sched()).  Does not sleep.
+ * Context: Any context, under any flavour of RCU read lock.  Does not sleep.
  * Return: The first pointer, or NULL if there is none.
  */
 static __always_inline void *rbh_first(struct rbh_iter *rbhi,
@@ -590,10 +450,7 @@ static __always_inline void *rbh_first(struct rbh_iter *rbhi,
 	match = rbh_group_match(bucket, g, key);
 	if (likely(match)) {
 		i = __ffs(match);
-		/*
-		 * Read the pointer after its key.  Pairs with
-		 * smp_store_release() in rbh_set_entry().
-		 */
+		/* Pairs with smp_store_release() in rbh_set_entry() */
 		smp_rmb();
 		p = rbh_dereference(rbh_home_slots(bucket, g)[i]);
 		rbhi->key = key;
@@ -606,11 +463,9 @@ static __always_inline void *rbh_first(struct rbh_iter *rbhi,
 		return rbh_next(rbhi);
 	}
 	/*
-	 * Entries never move within a bucket (a split, merge or fold
-	 * copies them and leaves this bucket as it was), so the filter may
-	 * be read at any time after the walk began: an entry stored before
-	 * then set its bit before it was stored, and the bit stays set
-	 * while the entry is stored here.
+	 * No barrier: rbh_filter_add() sets a bit before its entry, which never
+	 * moves, and rbh_remove_entry() and rbh_refilter() clear a bit only when
+	 * no entry needs it.  See "Publishing entries" in rosebush.rst.
 	 */
 	dests = (READ_ONCE(*rbh_home_filter(bucket, g)) >>
 		 rbh_filter_shift(key)) & RBH_FILTER_LOW;
@@ -626,9 +481,7 @@ static __always_inline void *rbh_first(struct rbh_iter *rbhi,
  * @rbh: The rosebush.
  * @hash: The hash value to look up.
  *
- * The loop of rbh_first() and rbh_next(), as hash_for_each_possible_rcu()
- * is for a hashtable: the body must check that @p is the object it looks
- * for, and may break out of the loop at any time.
+ * The body must check that @p is the object sought (see rbh_first()).
  *
  * Context: Any context, with the RCU read lock held.  Does not sleep.
  */
@@ -636,11 +489,7 @@ static __always_inline void *rbh_first(struct rbh_iter *rbhi,
 	for (p = rbh_first(rbhi, rbh, hash); p; p = rbh_next(rbhi))
 
 #if IS_ENABLED(CONFIG_KUNIT)
-/*
- * Every allocation the rosebush makes goes through one of these
- * functions, which the KUnit suite redirects (kunit/static_stub.h) to
- * inject allocation failures.  Not for any other use.
- */
+/* All allocations go through these, for the KUnit suite to make fail */
 struct rbh_bucket *rbh_alloc_bucket(gfp_t gfp);
 void *rbh_alloc_table(unsigned int depth, gfp_t gfp);
 #endif
