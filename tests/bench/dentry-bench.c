@@ -79,7 +79,7 @@
 #define DB_NAME_BUF	32
 #define DB_SLAB_PAGE	4096
 #define DB_DEPTH	8
-/* The d_flags a lookup tests: 6.12's, and the series' (patch 14) */
+/* The d_flags a lookup tests: 6.12's, and the series' (patch 9) */
 #define DCACHE_OP_COMPARE	BIT(1)
 #define DCACHE_HASHED		BIT(13)
 
