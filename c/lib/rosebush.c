@@ -2035,10 +2035,10 @@ static int rbh_resize_deferred(struct rbh *rbh, const u32 *keys,
  * chained bucket shallower than the table, which insertions chained while
  * it was too small, setting *@grew if the table doubles again.  Without:
  * fold and merge wherever possible, taking the resize lock only where
- * rbh_walk_wanted().
+ * rbh_walk_wanted().  Inline, so that no copy tests @grew per bucket.
  * Return: 0, or -ENOMEM if a split's allocation failed.
  */
-static int rbh_walk_table(struct rbh *rbh, bool *grew)
+static __always_inline int rbh_walk_table(struct rbh *rbh, bool *grew)
 {
 	struct rbh_bucket *spare = NULL, *bucket;
 	struct rbh_bucket __rcu **table;
