@@ -1176,7 +1176,7 @@ pub struct Stats {
     pub grows: usize,
     /// Times the table halved.
     pub shrinks: usize,
-    /// Buckets split because they were full.
+    /// Buckets split in two.
     pub splits: usize,
     /// Pairs of buddy buckets merged into one.
     pub merges: usize,

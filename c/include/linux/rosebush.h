@@ -483,7 +483,7 @@ static __always_inline void *rbh_first(struct rbh_iter *rbhi,
  *
  * The body must check that @p is the object sought (see rbh_first()).
  *
- * Context: Any context, with the RCU read lock held.  Does not sleep.
+ * Context: Any context, under any flavour of RCU read lock.  Does not sleep.
  */
 #define rbh_for_each_possible(p, rbhi, rbh, hash)			\
 	for (p = rbh_first(rbhi, rbh, hash); p; p = rbh_next(rbhi))
