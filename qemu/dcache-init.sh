@@ -100,7 +100,7 @@ say "drop_caches exit status $?"
 $bb umount /mnt
 say "umount exit status $?"
 # At rest: nothing is being looked up, so no reservation is left.  The
-# shrink work the drop queued may be merging buckets, which rbh_stats()
+# work item the drop queued may be merging buckets, which rbh_stats()
 # may then count twice: read until two reads agree.
 echo 3 >/proc/sys/vm/drop_caches
 h=/sys/kernel/debug/dcache/hash

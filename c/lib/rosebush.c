@@ -866,20 +866,27 @@ static bool rbh_may_grow(const struct rbh *rbh, unsigned int depth,
 	return depth < RBH_MAX_DEPTH && (2UL << depth) <= limit * buckets;
 }
 
+/* Does one of @keys[0 .. @nr) share its top @d (not 0) bits with @key? */
+static bool rbh_keys_cover(const u32 *keys, unsigned int nr, u32 key,
+			   unsigned int d)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		if (!((READ_ONCE(keys[i]) ^ key) >> (32 - d)))
+			return true;
+	return false;
+}
+
 /*
  * Handed to the work, not yet taken?  A stale answer costs one more
  * hand-over, or one more entry chained.
  */
 static bool rbh_handed_over(const struct rbh *rbh, u32 key, unsigned int d)
 {
-	unsigned int i, nr;
-
 	/* Pairs with smp_store_release() in rbh_resize_later() */
-	nr = smp_load_acquire(&rbh->rbh_split_nr);
-	for (i = 0; i < nr; i++)
-		if (!((READ_ONCE(rbh->rbh_split_keys[i]) ^ key) >> (32 - d)))
-			return true;
-	return false;
+	return rbh_keys_cover(rbh->rbh_split_keys,
+			      smp_load_acquire(&rbh->rbh_split_nr), key, d);
 }
 
 /*
@@ -1103,6 +1110,26 @@ static void rbh_split(struct rbh *rbh, struct rbh_bucket *old, u32 key,
 }
 
 /*
+ * Split the locked @bucket if @spares hold what it needs; unlocks it
+ * either way.  Under the resize lock.
+ * Return: 0 if it split, else the spares needed.
+ */
+static unsigned int rbh_split_spared(struct rbh *rbh, struct rbh_bucket *bucket,
+				     u32 key, struct rbh_spares *spares)
+	__releases(&bucket->h.lock)
+{
+	unsigned int needed = rbh_split_needs(bucket, key);
+
+	if (spares->nr < needed) {
+		spin_unlock(&bucket->h.lock);
+		return needed;
+	}
+	rbh_split(rbh, bucket, key, spares);
+	WRITE_ONCE(rbh->rbh_splits, rbh->rbh_splits + 1);
+	return 0;
+}
+
+/*
  * Before a grow copies the step at slot @i, split the bucket there if it
  * is too shallow for the deeper table (it then covers the step exactly).
  * Return: true if it split (*@needed is 0) or needs *@needed spares.
@@ -1118,14 +1145,7 @@ static bool rbh_split_shallow(struct rbh *rbh, struct rbh_bucket __rcu **table,
 	if (bucket->h.depth >= rbh_min_depth(depth + 1))
 		return false;
 	spin_lock(&bucket->h.lock);
-	*needed = rbh_split_needs(bucket, key);
-	if (spares->nr < *needed) {
-		spin_unlock(&bucket->h.lock);
-		return true;
-	}
-	*needed = 0;
-	rbh_split(rbh, bucket, key, spares);
-	WRITE_ONCE(rbh->rbh_splits, rbh->rbh_splits + 1);
+	*needed = rbh_split_spared(rbh, bucket, key, spares);
 	return true;
 }
 
@@ -1133,7 +1153,7 @@ static bool rbh_split_shallow(struct rbh *rbh, struct rbh_bucket __rcu **table,
  * Fill @new from the table of depth @depth, RBH_RESIZE_STEP slots per hold
  * of the resize lock, then publish it: new[2i] = new[2i + 1] = old[i] to
  * grow, new[i] = old[2i] to halve.  rbh_set_slot() keeps the copied part
- * current.  Only the shrink work calls it; may sleep between steps.
+ * current.  Only the work item calls it; may sleep between steps.
  * Return: 0 if @new is the table now, -EAGAIN if it cannot be, -ENOMEM if
  * a split's spares could not be had; on error the caller frees @new.
  */
@@ -1243,7 +1263,7 @@ static int rbh_grow(struct rbh *rbh, unsigned int depth)
  * allocates, splits or chains, and hands other resizes to the work item.
  */
 
-static void rbh_shrink_worker(struct work_struct *work);
+static void rbh_worker(struct work_struct *work);
 
 /* The first table: two slots and two buckets of depth 1. */
 static int rbh_first_table(struct rbh *rbh, struct rbh_spares *spares)
@@ -1262,10 +1282,10 @@ static int rbh_first_table(struct rbh *rbh, struct rbh_spares *spares)
 	spares->table = NULL;
 	spares->table_depth = 0;
 #ifdef CONFIG_LOCKDEP
-	__INIT_WORK_KEY(&rbh->rbh_shrink_work, rbh_shrink_worker, false,
-			&rbh->rbh_lock_keys->shrink_work);
+	__INIT_WORK_KEY(&rbh->rbh_work, rbh_worker, false,
+			&rbh->rbh_lock_keys->work);
 #else
-	INIT_WORK(&rbh->rbh_shrink_work, rbh_shrink_worker);
+	INIT_WORK(&rbh->rbh_work, rbh_worker);
 #endif
 	WRITE_ONCE(rbh->rbh_nr_buckets, 2);
 	WRITE_ONCE(rbh->rbh_nr_deep, 2);
@@ -1293,8 +1313,8 @@ static enum rbh_room rbh_make_room_locked(struct rbh *rbh, u32 key, void *p,
 					  unsigned int *arg)
 {
 	struct rbh_bucket *bucket, *spare;
-	unsigned int depth, d, needed;
 	enum rbh_place result;
+	unsigned int depth;
 
 	if (!rbh_table_peek(rbh))
 		return rbh_first_table(rbh, spares) ? RBH_ROOM_FIRST :
@@ -1303,7 +1323,6 @@ static enum rbh_room rbh_make_room_locked(struct rbh *rbh, u32 key, void *p,
 	bucket = rbh_bucket(rbh, key);
 	spin_lock(&bucket->h.lock);
 	rbh_table_locked(rbh, &depth);
-	d = bucket->h.depth;
 
 	spare = spares->nr ? rbh_spare(spares) : NULL;
 	result = rbh_place(chain ? NULL : rbh, bucket, key, p, &spare);
@@ -1315,22 +1334,15 @@ static enum rbh_room rbh_make_room_locked(struct rbh *rbh, u32 key, void *p,
 		return result == RBH_PLACED ? RBH_ROOM_PLACED : RBH_ROOM_REFILL;
 	}
 	/* The table must double first, or a chain be copied: the work's */
-	if (d == depth ||
+	if (bucket->h.depth == depth ||
 	    rcu_access_pointer(bucket->h.chain)) {
 		spin_unlock(&bucket->h.lock);
-		*arg = d;
+		*arg = bucket->h.depth;
 		return RBH_ROOM_LATER;
 	}
 	/* Allocate everything first: an allocation failure changes nothing */
-	needed = rbh_split_needs(bucket, key);
-	if (spares->nr < needed) {
-		spin_unlock(&bucket->h.lock);
-		*arg = needed;
-		return RBH_ROOM_REFILL;
-	}
-	rbh_split(rbh, bucket, key, spares);
-	WRITE_ONCE(rbh->rbh_splits, rbh->rbh_splits + 1);
-	return RBH_ROOM_RETRY;
+	*arg = rbh_split_spared(rbh, bucket, key, spares);
+	return *arg ? RBH_ROOM_REFILL : RBH_ROOM_RETRY;
 }
 
 static int rbh_room_fill(const struct rbh *rbh, struct rbh_spares *spares,
@@ -1341,35 +1353,32 @@ static int rbh_room_fill(const struct rbh *rbh, struct rbh_spares *spares,
 	return rbh_spares_fill(rbh, spares, arg, 0, gfp);
 }
 
-#define RBH_VALID_FLAGS	(RBH_ACCOUNT | RBH_RECLAIMABLE)
-
 /* Hand the work a full bucket to split, once per batch */
 static void rbh_resize_later(struct rbh *rbh, u32 key, unsigned int d)
 {
-	unsigned int i, nr;
+	unsigned int nr;
 	bool queue = false;
 
-	spin_lock(&rbh->rbh_shrink_lock);
+	spin_lock(&rbh->rbh_work_lock);
 	nr = rbh->rbh_split_nr;
-	for (i = 0; i < nr; i++)
-		if (!((rbh->rbh_split_keys[i] ^ key) >> (32 - d)))
-			break;
-	if (i == nr && nr < RBH_SHRINK_KEYS) {
+	/* Insertions may race here from rbh_may_split(): hand it over once */
+	if (nr < RBH_WORK_KEYS &&
+	    !rbh_keys_cover(rbh->rbh_split_keys, nr, key, d)) {
 		WRITE_ONCE(rbh->rbh_split_keys[nr], key);
 		/* Pairs with smp_load_acquire() in rbh_handed_over() */
 		smp_store_release(&rbh->rbh_split_nr, nr + 1);
 		queue = true;
 	}
-	spin_unlock(&rbh->rbh_shrink_lock);
+	spin_unlock(&rbh->rbh_work_lock);
 	if (queue)
-		queue_work(system_unbound_wq, &rbh->rbh_shrink_work);
+		queue_work(system_unbound_wq, &rbh->rbh_work);
 }
 
 /* Insertion's slow path: 0 to retry the fast path, 1 if stored, -ENOMEM */
 static int rbh_make_room(struct rbh *rbh, u32 key, void *p)
 {
 	struct rbh_spares spares = { };
-	unsigned int arg, later = 0;
+	unsigned int arg = 0, later = 0;
 	enum rbh_room room;
 	bool chain = false;
 	int err = 0;
@@ -1441,7 +1450,7 @@ static int rbh_add(struct rbh *rbh, u32 hash, void *p)
  * Lookups find @p once this returns.  A pointer may be stored many times.
  *
  * Context: Process context.  Takes a bucket lock, maybe the resize and
- * shrink locks, and may queue the shrink work.  May sleep to allocate
+ * work locks, and may queue the work item.  May sleep to allocate
  * memory (GFP_KERNEL), and waits at most for one step of a resize.
  * Return: 0, -EINVAL if @p is NULL, or -ENOMEM (and nothing is stored).
  */
@@ -1487,8 +1496,8 @@ void rbh_reserve_nofail(struct rbh *rbh, u32 hash)
 {
 	struct rbh_spares spares = { };
 	u32 key = rbh_key(hash);
+	unsigned int arg = 0;
 	enum rbh_room room;
-	unsigned int arg;
 
 	might_sleep();
 	WARN_ON_ONCE(!rbh_table_peek(rbh));
@@ -1628,19 +1637,22 @@ static struct rbh_bucket *rbh_buddy(const struct rbh *rbh,
 	return rcu_dereference(table[(rbh_index(key, d) ^ 1) << (depth - d)]);
 }
 
+/* Would @buddy, of depth @d, fit into one bucket with @count more? */
+static bool rbh_buddy_fits(const struct rbh_bucket *buddy, unsigned int d,
+			   unsigned int count)
+{
+	return READ_ONCE(buddy->h.depth) == d &&
+		!rcu_access_pointer(buddy->h.chain) &&
+		count + READ_ONCE(buddy->h.count) <= RBH_MERGE_MAX;
+}
+
 /* Might @bucket merge with its buddy?  Lockless, so a merge may wait */
 static bool rbh_merge_likely(const struct rbh *rbh, struct rbh_bucket *bucket,
 			     u32 key)
 {
-	unsigned int d = bucket->h.depth;
-	struct rbh_bucket *buddy;
+	struct rbh_bucket *buddy = rbh_buddy(rbh, bucket, key, bucket->h.count);
 
-	buddy = rbh_buddy(rbh, bucket, key, bucket->h.count);
-	if (!buddy)
-		return false;
-	return READ_ONCE(buddy->h.depth) == d &&
-		!rcu_access_pointer(buddy->h.chain) &&
-		bucket->h.count + READ_ONCE(buddy->h.count) <= RBH_MERGE_MAX;
+	return buddy && rbh_buddy_fits(buddy, bucket->h.depth, bucket->h.count);
 }
 
 /* The shallowest a merge may make a bucket, in this table or a growing one */
@@ -1698,7 +1710,7 @@ static void rbh_merge_locked(struct rbh *rbh, u32 key)
 				rbh_place_in_bucket(lo, rbh_keys(hi, g)[i],
 						    rbh_slot(hi, hi, g, i));
 		}
-		/* Pairs with smp_load_acquire() in rbh_walk_next() */
+		/* Pairs with smp_load_acquire() in rbh_walk() */
 		smp_store_release(&lo->h.depth, d - 1);
 		for (i = 0; i < nr; i++)
 			rbh_set_slot(rbh, table, first + nr + i, lo);
@@ -1775,33 +1787,21 @@ static struct rbh_bucket *rbh_fold_locked(struct rbh *rbh, u32 key,
 	return NULL;
 }
 
-enum rbh_halve {
-	RBH_HALVED,
-	RBH_HALVE_NOT_NEEDED,
-	RBH_HALVE_NO_MEMORY,
-};
-
-/* Halve the table if no bucket is as deep as it; by the shrink work */
-static enum rbh_halve rbh_halve(struct rbh *rbh)
+/* Halve the table if no bucket is as deep as it; true if it did */
+static bool rbh_halve(struct rbh *rbh)
 {
 	struct rbh_bucket __rcu **new;
-	enum rbh_halve result;
 	unsigned int depth;
 
 	if (!rbh_untag(rbh_table_peek(rbh), &depth) || depth < 2 ||
 	    READ_ONCE(rbh->rbh_nr_deep))
-		return RBH_HALVE_NOT_NEEDED;
-
+		return false;
 	new = rbh_alloc_table(depth - 1, GFP_KERNEL | __GFP_NOWARN);
-	if (!new)
-		return RBH_HALVE_NO_MEMORY;
-
 	/* A halving splits nothing, so it needs no spares */
-	result = rbh_resize_steps(rbh, new, depth, depth - 1, NULL) ?
-			RBH_HALVE_NOT_NEEDED : RBH_HALVED;
-	if (result != RBH_HALVED)
-		kvfree(new);
-	return result;
+	if (new && !rbh_resize_steps(rbh, new, depth, depth - 1, NULL))
+		return true;
+	kvfree(new);
+	return false;
 }
 
 /* Is the table deeper than any bucket? */
@@ -1816,7 +1816,7 @@ static bool rbh_halve_wanted(const struct rbh *rbh)
 /* Hand the work @key's bucket of depth @d, or with @d 0 the table to halve */
 static void rbh_shrink_later(struct rbh *rbh, u32 key, unsigned int d)
 {
-	unsigned int i, nr;
+	unsigned int nr;
 	bool first;
 
 	/*
@@ -1826,40 +1826,37 @@ static void rbh_shrink_later(struct rbh *rbh, u32 key, unsigned int d)
 	 * pair: so the work sees the removal, or the removal sees the reset.
 	 * The flag needs no such pair: after resetting it, the work tests
 	 * rbh_halve_wanted(), which no removal changes.  Pairs with smp_mb()
-	 * in rbh_shrink_worker().
+	 * in rbh_worker().
 	 */
 	smp_mb();
-	if (d ? READ_ONCE(rbh->rbh_shrink_nr) > RBH_SHRINK_KEYS :
+	if (d ? READ_ONCE(rbh->rbh_shrink_nr) > RBH_WORK_KEYS :
 		READ_ONCE(rbh->rbh_shrink_halve))
 		return;
 
-	spin_lock(&rbh->rbh_shrink_lock);
+	spin_lock(&rbh->rbh_work_lock);
 	nr = rbh->rbh_shrink_nr;
 	first = !nr && !rbh->rbh_shrink_halve;
 	if (!d) {
 		WRITE_ONCE(rbh->rbh_shrink_halve, true);
-	} else if (nr <= RBH_SHRINK_KEYS) {
+	} else if (nr <= RBH_WORK_KEYS) {
 		/* A bucket emptied by several removals is handed over once */
-		for (i = 0; i < nr && i < RBH_SHRINK_KEYS; i++)
-			if (!((rbh->rbh_shrink_keys[i] ^ key) >> (32 - d)))
-				break;
-		if (i == nr) {
-			if (nr < RBH_SHRINK_KEYS)
+		if (!rbh_keys_cover(rbh->rbh_shrink_keys, nr, key, d)) {
+			if (nr < RBH_WORK_KEYS)
 				rbh->rbh_shrink_keys[nr] = key;
 			WRITE_ONCE(rbh->rbh_shrink_nr, nr + 1);
 		}
 	}
-	spin_unlock(&rbh->rbh_shrink_lock);
+	spin_unlock(&rbh->rbh_work_lock);
 	if (first)
-		queue_work(system_unbound_wq, &rbh->rbh_shrink_work);
+		queue_work(system_unbound_wq, &rbh->rbh_work);
 }
 
 /* Hand the work what a removal left to fold, merge or halve */
 static void rbh_removed(struct rbh *rbh, u32 key, unsigned int d,
 			bool fold, bool merge)
 {
-	/* Tell lockdep that every removal may take the shrink lock */
-	might_lock(&rbh->rbh_shrink_lock);
+	/* Tell lockdep that every removal may take the work lock */
+	might_lock(&rbh->rbh_work_lock);
 	if (fold || merge)
 		rbh_shrink_later(rbh, key, d);
 	else if (rbh_halve_wanted(rbh))
@@ -1880,13 +1877,6 @@ static void rbh_shrink_locked(struct rbh *rbh, u32 key,
  * insertions hand over, then merges, folds and halvings.
  */
 
-static bool rbh_has_chain(const struct rbh *rbh, u32 key)
-{
-	struct rbh_bucket *bucket = rbh_bucket(rbh, key);
-
-	return bucket && rcu_access_pointer(bucket->h.chain);
-}
-
 /* Might the walk fold or merge @bucket?  A lockless hint */
 static bool rbh_walk_wanted(struct rbh_bucket __rcu **table,
 			    unsigned int depth, struct rbh_bucket *bucket,
@@ -1901,9 +1891,7 @@ static bool rbh_walk_wanted(struct rbh_bucket __rcu **table,
 	if (d < 2 || d - 1 < rbh_min_depth(depth) || count > RBH_MERGE_MAX)
 		return false;
 	buddy = rcu_dereference(table[(rbh_index(pos, d) ^ 1) << (depth - d)]);
-	return READ_ONCE(buddy->h.depth) == d &&
-		!rcu_access_pointer(buddy->h.chain) &&
-		count + READ_ONCE(buddy->h.count) <= RBH_MERGE_MAX;
+	return rbh_buddy_fits(buddy, d, count);
 }
 
 /* What rbh_split_deferred() did, or needs */
@@ -1945,17 +1933,10 @@ static enum rbh_deferred rbh_split_deferred(struct rbh *rbh, u32 key,
 		*arg = depth;
 		ret = RBH_DEFERRED_GROW;
 	} else {
-		needed = rbh_split_needs(bucket, key);
-		if (spares->nr < needed) {
-			*arg = needed;
-			ret = RBH_DEFERRED_REFILL;
-			goto unlock;
-		}
-		*arg = d;
 		/* Which unlocks it */
-		rbh_split(rbh, bucket, key, spares);
-		WRITE_ONCE(rbh->rbh_splits, rbh->rbh_splits + 1);
-		ret = RBH_DEFERRED_SPLIT;
+		needed = rbh_split_spared(rbh, bucket, key, spares);
+		*arg = needed ? needed : d;
+		ret = needed ? RBH_DEFERRED_REFILL : RBH_DEFERRED_SPLIT;
 		goto out;
 	}
 unlock:
@@ -2096,22 +2077,22 @@ static __always_inline int rbh_walk_table(struct rbh *rbh, bool *grew)
 }
 
 /*
- * The shrink work, the only resizer (a work item never runs twice at
+ * The work item, the only resizer (a work item never runs twice at
  * once): splits and doublings that insertions handed over, a walk after a
  * doubling, folds and merges that removals handed over, then halvings.
  * Halvings lower rbh_merge_floor(), so each run of them is followed by a
  * walk, as rbh_walk_due() may ask too.
  */
-static void rbh_shrink_worker(struct work_struct *work)
+static void rbh_worker(struct work_struct *work)
 {
-	struct rbh *rbh = container_of(work, struct rbh, rbh_shrink_work);
-	u32 keys[RBH_SHRINK_KEYS], split_keys[RBH_SHRINK_KEYS];
+	struct rbh *rbh = container_of(work, struct rbh, rbh_work);
+	u32 keys[RBH_WORK_KEYS], split_keys[RBH_WORK_KEYS];
 	unsigned int i, nr, split_nr;
-	struct rbh_bucket *spare;
-	bool grew = false, again;
+	struct rbh_bucket *spare, *bucket;
+	bool grew = false, again, chain;
 	int err = 0;
 
-	spin_lock(&rbh->rbh_shrink_lock);
+	spin_lock(&rbh->rbh_work_lock);
 	nr = rbh->rbh_shrink_nr;
 	memcpy(keys, rbh->rbh_shrink_keys, sizeof(keys));
 	WRITE_ONCE(rbh->rbh_shrink_nr, 0);
@@ -2119,7 +2100,7 @@ static void rbh_shrink_worker(struct work_struct *work)
 	split_nr = rbh->rbh_split_nr;
 	memcpy(split_keys, rbh->rbh_split_keys, sizeof(split_keys));
 	WRITE_ONCE(rbh->rbh_split_nr, 0);
-	spin_unlock(&rbh->rbh_shrink_lock);
+	spin_unlock(&rbh->rbh_work_lock);
 	/* Pairs with smp_mb() in rbh_shrink_later() */
 	smp_mb();
 
@@ -2134,14 +2115,13 @@ static void rbh_shrink_worker(struct work_struct *work)
 		cond_resched();
 	}
 
-	if (nr > RBH_SHRINK_KEYS) {
+	if (nr > RBH_WORK_KEYS) {
 		rbh_walk_table(rbh, NULL);
 	} else {
 		for (i = 0; i < nr; i++) {
-			bool chain;
-
 			rcu_read_lock();
-			chain = rbh_has_chain(rbh, keys[i]);
+			bucket = rbh_bucket(rbh, keys[i]);
+			chain = bucket && rcu_access_pointer(bucket->h.chain);
 			rcu_read_unlock();
 			spare = chain ? rbh_alloc_bucket(GFP_KERNEL |
 							 __GFP_NOWARN |
@@ -2159,8 +2139,7 @@ static void rbh_shrink_worker(struct work_struct *work)
 		bool halved = false;
 
 		/* Not after a doubling: see rbh_resize_deferred() */
-		while (!grew && rbh_halve_wanted(rbh) &&
-		       rbh_halve(rbh) == RBH_HALVED) {
+		while (!grew && rbh_halve_wanted(rbh) && rbh_halve(rbh)) {
 			halved = true;
 			cond_resched();
 		}
@@ -2258,8 +2237,8 @@ static bool rbh_remove_ends_home(const struct rbh *rbh,
  * free what it points to only after an RCU grace period.
  *
  * Context: Process context; may be called with spinlock_t locks held.
- * Takes a bucket lock, then maybe the shrink lock, and may queue the
- * shrink work.  Never takes the resize lock, allocates or sleeps.
+ * Takes a bucket lock, then maybe the work lock, and may queue the
+ * work item.  Never takes the resize lock, allocates or sleeps.
  * Return: 0 on success, -ENOENT if @p is not stored under @hash.
  */
 int rbh_remove(struct rbh *rbh, u32 hash, void *p)
@@ -2549,6 +2528,8 @@ EXPORT_SYMBOL_GPL(rbh_iter_unlock);
  * Initialisation, emptiness, statistics and destruction.
  */
 
+#define RBH_VALID_FLAGS	(RBH_ACCOUNT | RBH_RECLAIMABLE)
+
 /**
  * __rbh_init() - Initialise a rosebush, its locks in the classes given.
  * @rbh: The rosebush.
@@ -2581,10 +2562,10 @@ void __rbh_init(struct rbh *rbh, unsigned int flags,
 	if (flags & RBH_RECLAIMABLE)
 		rbh->rbh_gfp |= __GFP_RECLAIMABLE;
 	spin_lock_init(&rbh->rbh_resize_lock);
-	spin_lock_init(&rbh->rbh_shrink_lock);
+	spin_lock_init(&rbh->rbh_work_lock);
 #ifdef CONFIG_LOCKDEP
 	lockdep_set_class(&rbh->rbh_resize_lock, &keys->resize_lock);
-	lockdep_set_class(&rbh->rbh_shrink_lock, &keys->shrink_lock);
+	lockdep_set_class(&rbh->rbh_work_lock, &keys->work_lock);
 	rbh->rbh_lock_keys = keys;
 #endif
 }
@@ -2601,28 +2582,23 @@ static void rbh_reinit(struct rbh *rbh)
 	__rbh_init(rbh, rbh->rbh_flags, keys);
 }
 
-/* Slot @i's bucket, under RCU or @owned; *@ref is the slot's first key */
+/*
+ * Slot @i's bucket, under the RCU read lock; *@ref is the slot's first
+ * key, *@next the slot after the bucket's range.  The depth is read before
+ * the bucket: seeing a merge's lower depth, the walk sees its entries.
+ */
 static struct rbh_bucket *rbh_walk(struct rbh_bucket __rcu **table,
 				   unsigned int depth, unsigned long i,
-				   u32 *ref, bool owned)
+				   u32 *ref, unsigned long *next)
 {
-	*ref = (u32)(i << (32 - depth));
-	return rcu_dereference_check(table[i], owned);
-}
-
-/*
- * The slot after @bucket's range, from slot @i.  Call it before reading
- * the bucket: seeing a merge's lower depth, the walk sees its entries.
- * rbh_free_all() calls it after, harmlessly: it owns the rosebush.
- */
-static unsigned long rbh_walk_next(struct rbh_bucket *bucket,
-				   unsigned int depth, unsigned long i)
-{
+	struct rbh_bucket *bucket = rcu_dereference(table[i]);
 	/* Pairs with smp_store_release() in rbh_merge_locked() */
 	unsigned int d = smp_load_acquire(&bucket->h.depth);
 
+	*ref = (u32)(i << (32 - depth));
 	/* A merge may have widened it: step to the end of its aligned range */
-	return (i | ((1UL << (depth - min(d, depth))) - 1)) + 1;
+	*next = (i | ((1UL << (depth - min(d, depth))) - 1)) + 1;
+	return bucket;
 }
 
 /**
@@ -2647,8 +2623,7 @@ bool rbh_empty(const struct rbh *rbh)
 	table = rbh_untag(rbh_table_word(rbh), &depth);
 	if (table) {
 		for (i = 0; i < (1UL << depth); i = next) {
-			primary = rbh_walk(table, depth, i, &ref, false);
-			next = rbh_walk_next(primary, depth, i);
+			primary = rbh_walk(table, depth, i, &ref, &next);
 			for (bucket = primary; bucket;
 			     bucket = rcu_dereference(bucket->h.chain))
 				if (READ_ONCE(bucket->h.count))
@@ -2715,8 +2690,7 @@ void rbh_stats(struct rbh *rbh, struct rbh_stats *stats)
 		stats->table_slots = 1UL << depth;
 		stats->bytes = rbh_table_bytes(depth);
 		for (i = 0; i < (1UL << depth); i = next) {
-			primary = rbh_walk(table, depth, i, &ref, false);
-			next = rbh_walk_next(primary, depth, i);
+			primary = rbh_walk(table, depth, i, &ref, &next);
 			stats->buckets++;
 			stats->widest = max(stats->widest, next - i);
 			used = rbh_stats_bucket(primary, ref, true, stats);
@@ -2753,45 +2727,30 @@ static void rbh_free_all(struct rbh *rbh,
 	if (!rbh_table_peek(rbh))
 		return;
 	/* Nobody can queue the work now; once it is done, no resize runs */
-	cancel_work_sync(&rbh->rbh_shrink_work);
+	cancel_work_sync(&rbh->rbh_work);
 	WARN_ON_ONCE(rbh->rbh_future_table);
 	rbh_check_idle(&rbh->rbh_resize_lock);
-	rbh_check_idle(&rbh->rbh_shrink_lock);
+	rbh_check_idle(&rbh->rbh_work_lock);
 	/* The caller owns the rosebush */
 	table = rbh_untag(rcu_dereference_protected(rbh->rbh_table, true),
 			  &depth);
 
-	for (index = 0; free_fn && index < (1UL << depth);
-	     index = rbh_walk_next(primary, depth, index)) {
-		primary = rbh_walk(table, depth, index, &ref, true);
-		for (bucket = primary; bucket;
-		     bucket = rcu_dereference_protected(bucket->h.chain, 1)) {
+	for (index = 0; index < (1UL << depth); ) {
+		primary = rcu_dereference_protected(table[index], 1);
+		ref = (u32)(index << (32 - depth));
+		rbh_check_idle(&primary->h.lock);
+		index += 1UL << (depth - primary->h.depth);
+		for (bucket = primary; bucket; bucket = next) {
+			next = rcu_dereference_protected(bucket->h.chain, 1);
 			rbh_for_each_entry(g, i) {
 				void *p = rcu_dereference_protected(rbh_slots(bucket, g)[i], 1);
 
-				if (!rbh_entry_free(bucket, g, i, ref) && p)
+				if (free_fn && p && !rbh_entry_free(bucket, g, i, ref))
 					free_fn(p, arg);
 			}
-		}
-		cond_resched();
-	}
-
-	for (index = 0; index < (1UL << depth);
-	     index = rbh_walk_next(primary, depth, index)) {
-		primary = rbh_walk(table, depth, index, &ref, true);
-		rbh_check_idle(&primary->h.lock);
-		/* The bucket's depth is needed to step to the next one */
-		bucket = rcu_dereference_protected(primary->h.chain, 1);
-		for (; bucket; bucket = next) {
-			next = rcu_dereference_protected(bucket->h.chain, 1);
 			kfree(bucket);
 		}
-		RCU_INIT_POINTER(primary->h.chain, NULL);
-	}
-	for (index = 0; index < (1UL << depth); ) {
-		primary = rcu_dereference_protected(table[index], 1);
-		index += 1UL << (depth - primary->h.depth);
-		kfree(primary);
+		cond_resched();
 	}
 	kvfree(table);
 	rbh_reinit(rbh);
@@ -2817,10 +2776,11 @@ EXPORT_SYMBOL_GPL(rbh_destroy);
  * rbh_free_and_destroy() - Free all pointers and memory of a rosebush.
  * @rbh: The rosebush.
  * @free_fn: Called, without locks, once for every pointer stored (twice
- *	for one stored twice), with @arg; not for reservations.  May sleep.
+ *	for one stored twice), with @arg; not for reservations.  May sleep,
+ *	but must not use @rbh, whose buckets are being freed.
  * @arg: Passed to @free_fn.
  *
- * rbh_destroy(), after handing every stored pointer to @free_fn.
+ * rbh_destroy(), handing every stored pointer to @free_fn as it goes.
  *
  * Context: Process context.  May sleep.
  */

@@ -102,24 +102,19 @@ static u32 rbh_test_hash_of_key(u32 key)
 KUNIT_DEFINE_ACTION_WRAPPER(rbh_test_destroy_action, rbh_destroy, struct rbh *);
 
 /*
- * A new rosebush, initialised with rbh_init_flags(@flags).  If the case
- * stops early (a failed KUNIT_ASSERT), KUnit destroys it.
+ * A new rosebush, initialised with rbh_init().  If the case stops early (a
+ * failed KUNIT_ASSERT), KUnit destroys it.
  */
-static struct rbh *rbh_test_new_flags(struct kunit *test, unsigned int flags)
+static struct rbh *rbh_test_new(struct kunit *test)
 {
 	struct rbh *rbh = kunit_kzalloc(test, sizeof(*rbh), GFP_KERNEL);
 	int err;
 
 	KUNIT_ASSERT_NOT_NULL(test, rbh);
-	rbh_init_flags(rbh, flags);
+	rbh_init(rbh);
 	err = kunit_add_action_or_reset(test, rbh_test_destroy_action, rbh);
 	KUNIT_ASSERT_EQ(test, err, 0);
 	return rbh;
-}
-
-static struct rbh *rbh_test_new(struct kunit *test)
-{
-	return rbh_test_new_flags(test, 0);
 }
 
 /* Destroy a rosebush made by rbh_test_new(), as every case does. */
@@ -146,56 +141,43 @@ static bool rbh_test_has_table(struct rbh *rbh)
 }
 
 /*
- * Wait for the shrink work that insertions and removals queue, so that
+ * Wait for the work item that insertions and removals queue, so that
  * what it grows, splits, folds, merges and halves shows in a snapshot.
  * A rosebush sets the work up with its first table.
  */
 static void rbh_test_settle(struct rbh *rbh)
 {
 	if (rbh_test_has_table(rbh))
-		flush_work(&rbh->rbh_shrink_work);
+		flush_work(&rbh->rbh_work);
 }
 
 /*
- * Keep the shrink work from running on its own, so that a case sees what
+ * Keep the work item from running on its own, so that a case sees what
  * removals do before it runs, and can run it in its own thread (where
- * its allocation stubs apply) with rbh_test_shrink_here(), which must
+ * its allocation stubs apply) with rbh_test_work_here(), which must
  * follow.  The rosebush sets the work up with its first table.
  */
-static void rbh_test_shrink_off(struct kunit *test, struct rbh *rbh)
+static void rbh_test_work_off(struct kunit *test, struct rbh *rbh)
 {
 	KUNIT_ASSERT_TRUE(test, rbh_test_has_table(rbh));
-	disable_work_sync(&rbh->rbh_shrink_work);
+	disable_work_sync(&rbh->rbh_work);
 }
 
 /*
- * Run the shrink work in this thread, then let it be queued again.  What
+ * Run the work item in this thread, then let it be queued again.  What
  * removals handed it while it could not be queued is done now, so none
  * of it is left waiting for a work item that nobody will queue.
  */
-static void rbh_test_shrink_here(struct kunit *test, struct rbh *rbh)
+static void rbh_test_work_here(struct kunit *test, struct rbh *rbh)
 {
-	rbh->rbh_shrink_work.func(&rbh->rbh_shrink_work);
-	enable_work(&rbh->rbh_shrink_work);
+	rbh->rbh_work.func(&rbh->rbh_work);
+	enable_work(&rbh->rbh_work);
 	KUNIT_EXPECT_EQ(test, rbh->rbh_shrink_nr, 0U);
 	KUNIT_EXPECT_FALSE(test, rbh->rbh_shrink_halve);
 }
 
 /*
- * Make the shrink work walk the whole table, as when removals hand it
- * more buckets than struct rbh can list, and run it here.
- */
-static void rbh_test_walk(struct kunit *test, struct rbh *rbh)
-{
-	rbh_test_shrink_off(test, rbh);
-	spin_lock(&rbh->rbh_shrink_lock);
-	rbh->rbh_shrink_nr = RBH_SHRINK_KEYS + 1;
-	spin_unlock(&rbh->rbh_shrink_lock);
-	rbh_test_shrink_here(test, rbh);
-}
-
-/*
- * Take a snapshot of @rbh, once its shrink work is done, and check what
+ * Take a snapshot of @rbh, once its work item is done, and check what
  * every snapshot of a rosebush nobody is changing satisfies.
  */
 static void rbh_test_stats(struct kunit *test, struct rbh *rbh,
@@ -818,53 +800,6 @@ static void rbh_reserve_use_release(struct kunit *test)
 }
 
 /*
- * rbh_iter_use() fills a reservation under the iterator's lock: once,
- * among other entries of the hash, and not without a reservation, on a
- * rosebush with no table, or with a NULL pointer.
- */
-static void rbh_iter_use_while_locked(struct kunit *test)
-{
-	struct rbh *rbh = rbh_test_new(test);
-	struct rbh_stats *st = rbh_test_stats_alloc(test);
-	void *p = rbh_test_ptr(100), *q = rbh_test_ptr(101);
-	const u32 hash = 42;
-	unsigned long i, total;
-
-	{
-		RBH_ITER(iter, rbh, hash);
-
-		rbh_iter_lock(&iter);
-		KUNIT_EXPECT_EQ(test, rbh_iter_use(&iter, p), -ENOENT);
-		rbh_iter_unlock(&iter);
-	}
-	for (i = 0; i < 3; i++)
-		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, hash, rbh_test_ptr(i)), 0);
-	KUNIT_ASSERT_EQ(test, rbh_reserve(rbh, hash), 0);
-	rbh_test_check_counts(test, rbh, st, 3, 1);
-
-	{
-		RBH_ITER(iter, rbh, hash);
-
-		rbh_iter_lock(&iter);
-		KUNIT_EXPECT_EQ(test, rbh_iter_use(&iter, NULL), -EINVAL);
-		KUNIT_EXPECT_EQ(test, rbh_iter_use(&iter, p), 0);
-		KUNIT_EXPECT_EQ(test, rbh_iter_use(&iter, q), -ENOENT);
-		rbh_iter_unlock(&iter);
-	}
-	KUNIT_EXPECT_EQ(test, rbh_test_count(rbh, hash, p, &total), 1UL);
-	KUNIT_EXPECT_EQ(test, rbh_test_count(rbh, hash, q, NULL), 0UL);
-	KUNIT_EXPECT_EQ(test, total, 4UL);
-	rbh_test_check_counts(test, rbh, st, 4, 0);
-	KUNIT_EXPECT_EQ(test, rbh_release(rbh, hash), -ENOENT);
-
-	KUNIT_EXPECT_EQ(test, rbh_remove(rbh, hash, p), 0);
-	for (i = 0; i < 3; i++)
-		KUNIT_EXPECT_EQ(test, rbh_remove(rbh, hash, rbh_test_ptr(i)), 0);
-	KUNIT_EXPECT_TRUE(test, rbh_empty(rbh));
-	rbh_test_destroy(test, rbh);
-}
-
-/*
  * rbh_next() never returns a reservation (which would end the walk
  * early), whether it sits between entries of the same hash, fills an
  * overflow chain, or is spread over buckets that split.
@@ -963,77 +898,6 @@ static void rbh_iter_remove_while_locked(struct kunit *test)
 	rbh_test_set_del(test, set, 0, set->max);
 	KUNIT_EXPECT_TRUE(test, rbh_empty(rbh));
 out:
-	rbh_test_destroy(test, rbh);
-}
-
-/* rbh_iter_replace_in_place: the pointer that replaces rbh_test_ptr(id) */
-#define RBH_TEST_NEW_ID		BIT(24)
-
-/*
- * rbh_iter_replace() gives entries new pointers in place: under a hash
- * with more entries than a bucket holds (so that some are in an overflow
- * chain), every entry rbh_next() returns is replaced, the walk does not
- * come back to the new pointers, the count of entries does not change,
- * lookups find every new pointer and no old one, and the entries of
- * other hashes keep theirs.
- */
-static void rbh_iter_replace_in_place(struct kunit *test)
-{
-	struct rbh *rbh = rbh_test_new(test);
-	struct rbh_stats *st = rbh_test_stats_alloc(test);
-	unsigned long i, n, id, replaced = 0, came_back = 0;
-	unsigned int cap;
-	void *p, *q;
-
-	cap = rbh_test_capacity(test, rbh, st);
-	n = 2 * cap + 5;
-	for (i = 0; i < n; i++)
-		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, RBH_TEST_FLOOD,
-						 rbh_test_ptr(i)), 0);
-	for (i = 0; i < 2 * cap; i++)
-		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, i, rbh_test_ptr(n + i)), 0);
-
-	{
-		RBH_ITER(iter, rbh, RBH_TEST_FLOOD);
-
-		rbh_iter_lock(&iter);
-		while ((p = rbh_next(&iter)) != NULL &&
-		       replaced + came_back < RBH_TEST_WALK_LIMIT) {
-			if (!rbh_test_ptr_id(p, &id) || id >= RBH_TEST_NEW_ID) {
-				came_back++;
-				continue;
-			}
-			q = rbh_test_ptr(RBH_TEST_NEW_ID + id);
-			KUNIT_EXPECT_TRUE(test, rbh_iter_replace(&iter, p, q));
-			replaced++;
-		}
-		rbh_iter_unlock(&iter);
-	}
-	KUNIT_EXPECT_EQ(test, replaced, n);
-	KUNIT_EXPECT_EQ(test, came_back, 0UL);
-	rbh_test_check_counts(test, rbh, st, n + 2 * cap, 0);
-
-	for (i = 0; i < n; i++) {
-		p = rbh_test_ptr(i);
-		q = rbh_test_ptr(RBH_TEST_NEW_ID + i);
-		KUNIT_EXPECT_EQ_MSG(test, rbh_test_count(rbh, RBH_TEST_FLOOD, p, NULL),
-				    0UL, "old pointer %lu", i);
-		KUNIT_EXPECT_EQ_MSG(test, rbh_test_count(rbh, RBH_TEST_FLOOD, q, NULL),
-				    1UL, "new pointer %lu", i);
-	}
-	for (i = 0; i < 2 * cap; i++) {
-		p = rbh_test_ptr(n + i);
-		KUNIT_EXPECT_EQ_MSG(test, rbh_test_count(rbh, i, p, NULL), 1UL,
-				    "hash %lu", i);
-	}
-
-	for (i = 0; i < n; i++) {
-		q = rbh_test_ptr(RBH_TEST_NEW_ID + i);
-		KUNIT_EXPECT_EQ(test, rbh_remove(rbh, RBH_TEST_FLOOD, q), 0);
-	}
-	for (i = 0; i < 2 * cap; i++)
-		KUNIT_EXPECT_EQ(test, rbh_remove(rbh, i, rbh_test_ptr(n + i)), 0);
-	KUNIT_EXPECT_TRUE(test, rbh_empty(rbh));
 	rbh_test_destroy(test, rbh);
 }
 
@@ -1143,7 +1007,7 @@ static u32 rbh_test_home_filter(struct rbh *rbh, u32 key)
  * filters when they unlock).  After each removal the others must still be
  * found, as a bit must stay set while any entry needs it, and once they
  * are all gone the home group's filter must be clear.  This looks at the
- * bucket format (rbh_home(), rbh_filter_mask(), rbh_home_filter()).
+ * bucket format (rbh_home(), rbh_filter_shift(), rbh_home_filter()).
  */
 static void rbh_spilled_entries(struct kunit *test)
 {
@@ -1163,7 +1027,7 @@ static void rbh_spilled_entries(struct kunit *test)
 	 */
 	for (k = 0x1000, i = 0; i < n && k < BIT(30); k += 0x1000) {
 		if (i && (rbh_home(k) != rbh_home(keys[0]) ||
-			  rbh_filter_mask(k) != rbh_filter_mask(keys[0])))
+			  rbh_filter_shift(k) != rbh_filter_shift(keys[0])))
 			continue;
 		keys[i++] = k;
 	}
@@ -1935,14 +1799,14 @@ static void rbh_alloc_fail_grow(struct kunit *test)
 
 	for (event = 0; event < 3; event++) {
 		rbh_test_stats(test, rbh, before);
-		rbh_test_shrink_off(test, rbh);
+		rbh_test_work_off(test, rbh);
 		/* Twice the entries the table's buckets could hold */
 		n = min(set->max, i + 2 * before->table_slots * cap);
 		for (; i < n; i++)
 			KUNIT_ASSERT_EQ_MSG(test, rbh_test_set_insert(set, i), 0,
 					    "entry %lu, no table to grow into", i);
 		f = rbh_test_fault_arm(test, RBH_TEST_TABLE, 0);
-		rbh_test_shrink_here(test, rbh);
+		rbh_test_work_here(test, rbh);
 		rbh_test_fault_disarm(test);
 		rbh_test_stats(test, rbh, after);
 		kunit_info(test, "event %u: %lu table slots, %lu entries\n",
@@ -1963,9 +1827,9 @@ static void rbh_alloc_fail_grow(struct kunit *test)
 		 */
 		do {
 			KUNIT_ASSERT_LT(test, i, set->max);
-			rbh_test_shrink_off(test, rbh);
+			rbh_test_work_off(test, rbh);
 			KUNIT_ASSERT_EQ(test, rbh_test_set_insert(set, i++), 0);
-			rbh_test_shrink_here(test, rbh);
+			rbh_test_work_here(test, rbh);
 			rbh_test_stats(test, rbh, before);
 		} while (before->grows == after->grows);
 	}
@@ -2034,7 +1898,7 @@ static void *rbh_test_grow_then_fail_stub(unsigned int depth, gfp_t gfp)
  * slots (or the insertion that filled a bucket covering the empty half
  * would point half the table at new buckets, under spinlocks): the empty
  * half gets buckets too.  Emptying a quarter of the key space, and the
- * shrink work's walk that follows, must not merge buckets wider either.
+ * work item's walk that follows, must not merge buckets wider either.
  * A grow that needs such buckets but cannot allocate them is given up, as
  * when its table cannot be allocated: the insertion that wanted it goes
  * to a chain, without a warning.
@@ -2095,7 +1959,7 @@ static void rbh_crowded_keys(struct kunit *test)
 				   rbh_test_grow_then_fail_stub);
 	/* The work runs here, where the stub applies, until it grows */
 	for (i = n; !rbh_test_racer_ran;) {
-		rbh_test_shrink_off(test, rbh);
+		rbh_test_work_off(test, rbh);
 		while (!READ_ONCE(rbh->rbh_split_nr)) {
 			KUNIT_ASSERT_LT(test, i, set->max);
 			KUNIT_ASSERT_EQ_MSG(test, rbh_test_set_insert(set, i), 0,
@@ -2103,7 +1967,7 @@ static void rbh_crowded_keys(struct kunit *test)
 					    i);
 			i++;
 		}
-		rbh_test_shrink_here(test, rbh);
+		rbh_test_work_here(test, rbh);
 	}
 	f = &((struct rbh_test_faults *)test->priv)->site[RBH_TEST_BUCKET];
 	rbh_test_fault_disarm(test);
@@ -2156,7 +2020,7 @@ static void rbh_split_hands_over_chain(struct kunit *test)
 	/* Differs from the flood's key at the bit below its bucket's prefix */
 	other = rbh_test_hash_of_key(rbh_key(RBH_TEST_FLOOD) ^ BIT(30));
 	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, other, rbh_test_ptr(n)), 0);
-	rbh_test_shrink_off(test, rbh);
+	rbh_test_work_off(test, rbh);
 	for (i = 0; i < n; i++)
 		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, RBH_TEST_FLOOD,
 						 rbh_test_ptr(i)), 0);
@@ -2164,7 +2028,7 @@ static void rbh_split_hands_over_chain(struct kunit *test)
 	KUNIT_ASSERT_GE(test, before->overflow_buckets, 2UL);
 
 	f = rbh_test_fault_arm(test, RBH_TEST_BUCKET, UINT_MAX);
-	rbh_test_shrink_here(test, rbh);
+	rbh_test_work_here(test, rbh);
 	rbh_test_fault_disarm(test);
 	rbh_test_stats(test, rbh, after);
 	KUNIT_EXPECT_EQ(test, after->splits, before->splits + 1);
@@ -2203,7 +2067,7 @@ static u32 rbh_test_chain_hash(unsigned long i)
 
 /*
  * Fill bucket 0 with entries 0 to @n - 1 (see above), with the work off,
- * so that it cannot grow the table: rbh_test_shrink_here() must follow.
+ * so that it cannot grow the table: rbh_test_work_here() must follow.
  */
 static void rbh_test_dividing_chain(struct kunit *test, struct rbh *rbh,
 				    unsigned long n, struct rbh_stats *st)
@@ -2212,7 +2076,7 @@ static void rbh_test_dividing_chain(struct kunit *test, struct rbh *rbh,
 
 	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_chain_hash(0),
 					 rbh_test_ptr(0)), 0);
-	rbh_test_shrink_off(test, rbh);
+	rbh_test_work_off(test, rbh);
 	for (i = 1; i < n; i++)
 		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_chain_hash(i),
 						 rbh_test_ptr(i)), 0);
@@ -2250,7 +2114,7 @@ static void rbh_split_long_chain(struct kunit *test)
 	rbh_test_dividing_chain(test, rbh, n, before);
 	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_chain_hash(n),
 					 rbh_test_ptr(n)), 0);
-	rbh_test_shrink_here(test, rbh);
+	rbh_test_work_here(test, rbh);
 	rbh_test_stats(test, rbh, after);
 	KUNIT_EXPECT_GT(test, after->splits, before->splits);
 	KUNIT_EXPECT_LT(test, after->overflow_buckets,
@@ -2301,7 +2165,7 @@ static void rbh_split_chain_summary(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, rbh_remove(rbh, rbh_test_low_hash(n - cap - 1),
 					 rbh_test_ptr(n - cap - 1)), 0);
 	/* Without the work, no deeper table: the entry goes to the chain */
-	rbh_test_shrink_off(test, rbh);
+	rbh_test_work_off(test, rbh);
 	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_odd_hash(odd),
 					 rbh_test_ptr(odd)), 0);
 	rbh_test_stats(test, rbh, after);
@@ -2320,7 +2184,7 @@ static void rbh_split_chain_summary(struct kunit *test)
 	 */
 	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_odd_hash(trigger),
 					 rbh_test_ptr(trigger)), 0);
-	rbh_test_shrink_here(test, rbh);
+	rbh_test_work_here(test, rbh);
 	rbh_test_stats(test, rbh, after);
 	KUNIT_EXPECT_GT(test, after->splits, before->splits);
 	for (i = 0; i < n - cap - 1; i++) {
@@ -2355,7 +2219,7 @@ static void rbh_split_chain_summary_prepend(struct kunit *test)
 						 rbh_test_ptr(i)), 0);
 		/* The first table, then no work to make a deeper one */
 		if (!i)
-			rbh_test_shrink_off(test, rbh);
+			rbh_test_work_off(test, rbh);
 	}
 	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_odd_hash(odd),
 					 rbh_test_ptr(odd)), 0);
@@ -2373,7 +2237,7 @@ static void rbh_split_chain_summary_prepend(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_odd_hash(trigger),
 					 rbh_test_ptr(trigger)), 0);
-	rbh_test_shrink_here(test, rbh);
+	rbh_test_work_here(test, rbh);
 	rbh_test_stats(test, rbh, after);
 	KUNIT_EXPECT_GT(test, after->splits, before->splits);
 	found = rbh_test_count(rbh, rbh_test_odd_hash(odd), rbh_test_ptr(odd),
@@ -2521,7 +2385,7 @@ out:
 }
 
 /*
- * The shrink work keeps the old table when the smaller one cannot be
+ * The work item keeps the old table when the smaller one cannot be
  * allocated: everything keeps working, and the work queued by a later
  * removal halves the table once the allocator works again.  The work runs
  * in the case's own thread, where the allocation stub applies.
@@ -2548,14 +2412,14 @@ static void rbh_alloc_fail_shrink(struct kunit *test)
 	rbh_test_stats(test, rbh, before);
 	KUNIT_ASSERT_GE(test, before->table_slots, 8UL);
 
-	rbh_test_shrink_off(test, rbh);
+	rbh_test_work_off(test, rbh);
 	if (!rbh_test_set_del(test, set, keep, n))
 		goto out;
 	f = rbh_test_fault_arm(test, RBH_TEST_TABLE, 0);
-	rbh_test_shrink_here(test, rbh);
+	rbh_test_work_here(test, rbh);
 	rbh_test_stats(test, rbh, after);
 	KUNIT_EXPECT_GT_MSG(test, f->failed, 0U,
-			    "the shrink work did not try to halve the table");
+			    "the work item did not try to halve the table");
 	KUNIT_EXPECT_EQ(test, after->shrinks, before->shrinks);
 	KUNIT_EXPECT_EQ(test, after->table_slots, before->table_slots);
 	KUNIT_EXPECT_GT(test, after->merges, before->merges);
@@ -2563,13 +2427,13 @@ static void rbh_alloc_fail_shrink(struct kunit *test)
 	rbh_test_check_set(test, set);
 
 	/* With the halving pending, insertion and removal still work. */
-	rbh_test_shrink_off(test, rbh);
+	rbh_test_work_off(test, rbh);
 	if (!rbh_test_set_add(test, set, n, n + more))
 		goto out;
 	rbh_test_check_set(test, set);
 	if (!rbh_test_set_del(test, set, n, n + more))
 		goto out;
-	rbh_test_shrink_here(test, rbh);
+	rbh_test_work_here(test, rbh);
 	shrinks = READ_ONCE(rbh->rbh_shrinks);
 	KUNIT_EXPECT_EQ(test, shrinks, before->shrinks);
 	rbh_test_fault_disarm(test);
@@ -2587,150 +2451,6 @@ static void rbh_alloc_fail_shrink(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, rbh_empty(rbh));
 	rbh_test_stats(test, rbh, after);
 	rbh_test_print_stats(test, "emptied", after);
-out:
-	rbh_test_fault_disarm(test);
-	rbh_test_destroy(test, rbh);
-}
-
-/* Every bucket was allocated with @want, no table with any of it */
-static void rbh_test_check_gfp(struct kunit *test, struct rbh_test_fault *fb,
-			       struct rbh_test_fault *ft, gfp_t want)
-{
-	KUNIT_EXPECT_EQ(test, fb->failed, 0U);
-	KUNIT_EXPECT_TRUE_MSG(test, (fb->gfp_all & want) == want,
-			      "some bucket allocated with only %#x",
-			      (__force unsigned int)fb->gfp_all);
-	KUNIT_EXPECT_FALSE_MSG(test, ft->gfp_any & want,
-			       "tables allocated with %#x",
-			       (__force unsigned int)ft->gfp_any);
-}
-
-/*
- * A rosebush made with RBH_ACCOUNT | RBH_RECLAIMABLE allocates every
- * bucket with __GFP_ACCOUNT | __GFP_RECLAIMABLE: for insertions, splits
- * and chains, and in the shrink work, both for the keys removals handed
- * it and in a walk of the whole table (run here, where the stub sees
- * them), also once destroyed and used again.  Its table is neither.
- */
-static void rbh_bucket_gfp(struct kunit *test)
-{
-	const gfp_t want = __GFP_ACCOUNT | __GFP_RECLAIMABLE;
-	struct rbh_test_fault *fb, *ft;
-	unsigned int i, n, calls;
-	struct rbh *rbh;
-
-	rbh = rbh_test_new_flags(test, RBH_ACCOUNT | RBH_RECLAIMABLE);
-	rbh_test_faults_init(test);
-	fb = rbh_test_fault_arm(test, RBH_TEST_BUCKET, UINT_MAX);
-	ft = rbh_test_fault_arm(test, RBH_TEST_TABLE, UINT_MAX);
-
-	/* Three buckets' worth under one hash: a chain */
-	n = 3 * RBH_MAX_ENTRIES;
-	for (i = 0; i < n; i++)
-		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, RBH_TEST_FLOOD,
-						 rbh_test_ptr(i)), 0);
-	KUNIT_EXPECT_GT(test, fb->calls, 2U);
-	KUNIT_EXPECT_GT(test, ft->calls, 0U);
-	rbh_test_shrink_off(test, rbh);
-	/*
-	 * Few enough to fold, the last two, in the chain: the removals hand
-	 * the key over
-	 */
-	for (i = 0; i < n - 2; i++)
-		KUNIT_ASSERT_EQ(test, rbh_remove(rbh, RBH_TEST_FLOOD,
-						 rbh_test_ptr(i)), 0);
-	calls = fb->calls;
-	rbh_test_shrink_here(test, rbh);
-	KUNIT_EXPECT_GT_MSG(test, fb->calls, calls,
-			    "the shrink work made no fold");
-	rbh_test_check_gfp(test, fb, ft, want);
-
-	/* Destroyed and used again, it keeps its flags */
-	rbh_test_fault_disarm(test);
-	rbh_destroy(rbh);
-	fb = rbh_test_fault_arm(test, RBH_TEST_BUCKET, UINT_MAX);
-	ft = rbh_test_fault_arm(test, RBH_TEST_TABLE, UINT_MAX);
-	for (i = 0; i < n; i++)
-		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, RBH_TEST_FLOOD,
-						 rbh_test_ptr(i)), 0);
-	KUNIT_EXPECT_GT(test, ft->calls, 0U);
-	calls = fb->calls;
-	rbh_test_walk(test, rbh);
-	KUNIT_EXPECT_GT_MSG(test, fb->calls, calls,
-			    "the walk made no fold");
-	rbh_test_check_gfp(test, fb, ft, want);
-
-	for (i = 0; i < n; i++)
-		KUNIT_EXPECT_EQ(test, rbh_remove(rbh, RBH_TEST_FLOOD,
-						 rbh_test_ptr(i)), 0);
-	rbh_test_fault_disarm(test);
-	rbh_test_destroy(test, rbh);
-}
-
-/*
- * A caller that cannot fail falls back to rbh_reserve_nofail() when
- * rbh_reserve() cannot allocate.  With every other allocation failing,
- * it must still reserve: in a chain, from one __GFP_NOFAIL bucket at a
- * time, without doubling the table or splitting a bucket.  Each fallback
- * runs with only the first allocation failing, so that one made without
- * __GFP_NOFAIL is seen without the case waiting for it forever.  The
- * slots are then used and found, and the chains go when emptied.
- */
-static void rbh_reserve_nofail_chains(struct kunit *test)
-{
-	struct rbh *rbh = rbh_test_new(test);
-	struct rbh_stats *before = rbh_test_stats_alloc(test);
-	struct rbh_stats *after = rbh_test_stats_alloc(test);
-	unsigned long i, n, end, fallbacks = 0;
-	struct rbh_test_fault *fb, *ft;
-	struct rbh_test_set *set;
-	unsigned int cap;
-
-	rbh_test_faults_init(test);
-	cap = rbh_test_capacity(test, rbh, before);
-	n = 2 * cap;
-	end = n + 4 * cap;
-	set = rbh_test_set_new(test, rbh, end);
-	rbh_test_set_fill(set, RBH_TEST_RANDOM);
-	if (!rbh_test_set_add(test, set, 0, n))
-		goto out;
-	rbh_test_stats(test, rbh, before);
-	rbh_test_shrink_off(test, rbh);
-
-	for (i = n; i < end; i++) {
-		rbh_test_fault_arm(test, RBH_TEST_BUCKET, 0);
-		rbh_test_fault_arm(test, RBH_TEST_TABLE, 0);
-		if (!rbh_reserve(rbh, set->hash[i]))
-			continue;
-		fallbacks++;
-		fb = rbh_test_fault_arm(test, RBH_TEST_BUCKET, 1);
-		ft = rbh_test_fault_arm(test, RBH_TEST_TABLE, 1);
-		rbh_reserve_nofail(rbh, set->hash[i]);
-		KUNIT_EXPECT_EQ_MSG(test, fb->failed, 0U,
-				    "entry %lu: a bucket without __GFP_NOFAIL", i);
-		KUNIT_EXPECT_LE(test, fb->calls, 1U);
-		KUNIT_EXPECT_EQ_MSG(test, ft->calls, 0U,
-				    "entry %lu: a table allocated", i);
-	}
-	rbh_test_fault_disarm(test);
-	KUNIT_EXPECT_GT_MSG(test, fallbacks, 0UL,
-			    "rbh_reserve() never failed: nothing was tested");
-	rbh_test_stats(test, rbh, after);
-	KUNIT_EXPECT_EQ(test, after->reserved, end - n);
-	KUNIT_EXPECT_GT(test, after->overflow_buckets,
-			before->overflow_buckets);
-	KUNIT_EXPECT_EQ(test, rbh_test_resizes(after),
-			rbh_test_resizes(before));
-
-	for (i = n; i < end; i++)
-		KUNIT_EXPECT_EQ(test, rbh_test_set_use(set, i), 0);
-	rbh_test_check_set(test, set);
-	rbh_test_shrink_here(test, rbh);
-	if (!rbh_test_set_del(test, set, 0, end))
-		goto out;
-	KUNIT_EXPECT_TRUE(test, rbh_empty(rbh));
-	rbh_test_stats(test, rbh, after);
-	KUNIT_EXPECT_EQ(test, after->overflow_buckets, 0UL);
 out:
 	rbh_test_fault_disarm(test);
 	rbh_test_destroy(test, rbh);
@@ -2787,7 +2507,7 @@ static void rbh_grow_deferred(struct kunit *test)
 	/* The first table is no doubling: an insertion makes it */
 	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_chain_hash(0),
 					 rbh_test_ptr(0)), 0);
-	rbh_test_shrink_off(test, rbh);
+	rbh_test_work_off(test, rbh);
 
 	ft = rbh_test_fault_arm(test, RBH_TEST_TABLE, UINT_MAX);
 	for (i = 1; i < n; i++)
@@ -2801,12 +2521,12 @@ static void rbh_grow_deferred(struct kunit *test)
 	KUNIT_EXPECT_GT(test, before->overflow_buckets, 16UL);
 	KUNIT_EXPECT_EQ_MSG(test, READ_ONCE(rbh->rbh_split_nr), 1U,
 			    "bucket 0 not handed over once");
-	spin_lock(&rbh->rbh_shrink_lock);
+	spin_lock(&rbh->rbh_work_lock);
 	WRITE_ONCE(rbh->rbh_split_nr, 0);
-	spin_unlock(&rbh->rbh_shrink_lock);
+	spin_unlock(&rbh->rbh_work_lock);
 
 	/* Bucket 1 full: the work doubles the table and splits it */
-	enable_work(&rbh->rbh_shrink_work);
+	enable_work(&rbh->rbh_work);
 	for (i = 0; i <= cap; i++) {
 		u32 key = rbh_test_chain_key(n + i) | BIT(31);
 
@@ -2854,7 +2574,7 @@ static void rbh_grow_deferred_long_chain(struct kunit *test)
 	n = 40 * cap;
 	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_chain_hash(0),
 					 rbh_test_ptr(0)), 0);
-	rbh_test_shrink_off(test, rbh);
+	rbh_test_work_off(test, rbh);
 	for (i = 1; i < n; i++)
 		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_chain_hash(i),
 						 rbh_test_ptr(i)), 0);
@@ -2862,7 +2582,7 @@ static void rbh_grow_deferred_long_chain(struct kunit *test)
 	rbh_test_stats(test, rbh, before);
 
 	fb = rbh_test_fault_arm(test, RBH_TEST_BUCKET, 0);
-	rbh_test_shrink_here(test, rbh);
+	rbh_test_work_here(test, rbh);
 	rbh_test_fault_disarm(test);
 	rbh_test_stats(test, rbh, after);
 	KUNIT_EXPECT_EQ_MSG(test, fb->failed, 1U,
@@ -2871,7 +2591,7 @@ static void rbh_grow_deferred_long_chain(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, after->overflow_buckets,
 			before->overflow_buckets);
 
-	rbh_test_shrink_off(test, rbh);
+	rbh_test_work_off(test, rbh);
 	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_chain_hash(n),
 					 rbh_test_ptr(n)), 0);
 	KUNIT_EXPECT_EQ_MSG(test, READ_ONCE(rbh->rbh_split_nr), 1U,
@@ -2879,7 +2599,7 @@ static void rbh_grow_deferred_long_chain(struct kunit *test)
 	rbh_test_stats(test, rbh, before);
 	KUNIT_EXPECT_EQ_MSG(test, before->splits, after->splits,
 			    "the insertion copied the chain itself");
-	rbh_test_shrink_here(test, rbh);
+	rbh_test_work_here(test, rbh);
 	rbh_test_stats(test, rbh, after);
 	KUNIT_EXPECT_GT(test, after->splits, before->splits);
 	KUNIT_EXPECT_LT(test, after->overflow_buckets,
@@ -2887,6 +2607,67 @@ static void rbh_grow_deferred_long_chain(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, after->shrinks, before->shrinks);
 	KUNIT_EXPECT_EQ(test, rbh_test_shallow_chains(rbh), 0UL);
 	rbh_test_check_chain(test, rbh, n + 1);
+	rbh_test_destroy(test, rbh);
+}
+
+/*
+ * The work splits both halves of a chain it divides, not only the half of
+ * the key it was given.  Bucket 0 of a two-slot table takes a chain of
+ * three buckets' worth, which a failed allocation keeps from splitting
+ * when the work doubles the table.  Entries under "10" then fill a bucket
+ * of the second half, and the work doubles the table again for it; its
+ * walk after the doubling splits bucket 0, whose halves are each too full
+ * for one bucket, and each must split again, into buckets as deep as the
+ * table, without another doubling (and so without another walk).
+ */
+static void rbh_grow_deferred_both_halves(struct kunit *test)
+{
+	struct rbh_stats *before = rbh_test_stats_alloc(test);
+	struct rbh_stats *after = rbh_test_stats_alloc(test);
+	struct rbh_test_fault *fb;
+	unsigned long i, n, cap;
+	struct rbh *rbh;
+	u32 key;
+
+	rbh_test_faults_init(test);
+	rbh = rbh_test_new(test);
+	cap = rbh_test_capacity(test, rbh, before);
+	n = 3 * cap;
+	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_chain_hash(0),
+					 rbh_test_ptr(0)), 0);
+	rbh_test_work_off(test, rbh);
+	for (i = 1; i < n; i++)
+		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_chain_hash(i),
+						 rbh_test_ptr(i)), 0);
+	KUNIT_ASSERT_EQ(test, READ_ONCE(rbh->rbh_split_nr), 1U);
+	fb = rbh_test_fault_arm(test, RBH_TEST_BUCKET, 0);
+	rbh_test_work_here(test, rbh);
+	rbh_test_fault_disarm(test);
+	KUNIT_ASSERT_EQ(test, fb->failed, 1U);
+	rbh_test_stats(test, rbh, before);
+	KUNIT_ASSERT_EQ(test, before->table_slots, 4UL);
+	KUNIT_ASSERT_EQ(test, rbh_test_shallow_chains(rbh), 1UL);
+
+	/*
+	 * Keys under "1" fill bucket 1, which splits itself; then keys
+	 * under "10" fill its lower half, which asks for a doubling
+	 */
+	rbh_test_work_off(test, rbh);
+	for (i = 0; i < 4 * cap && !READ_ONCE(rbh->rbh_split_nr); i++) {
+		key = BIT(31) | (u32)(i * GOLDEN_RATIO_32) >> (i < cap ? 1 : 2);
+		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_hash_of_key(key),
+						 rbh_test_ptr(n + i)), 0);
+	}
+	KUNIT_ASSERT_EQ(test, READ_ONCE(rbh->rbh_split_nr), 1U);
+	rbh_test_stats(test, rbh, before);
+	rbh_test_work_here(test, rbh);
+	rbh_test_stats(test, rbh, after);
+	KUNIT_EXPECT_EQ_MSG(test, after->grows, before->grows + 1,
+			    "the work did not double the table once");
+	KUNIT_EXPECT_EQ_MSG(test, rbh_test_shallow_chains(rbh), 0UL,
+			    "the other half of bucket 0 kept its chain");
+	KUNIT_EXPECT_EQ(test, after->overflow_buckets, 0UL);
+	rbh_test_check_chain(test, rbh, n);
 	rbh_test_destroy(test, rbh);
 }
 
@@ -2909,7 +2690,7 @@ static void rbh_grow_deferred_keeps_growth(struct kunit *test)
 	cap = rbh_test_capacity(test, rbh, before);
 	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_chain_hash(0),
 					 rbh_test_ptr(0)), 0);
-	rbh_test_shrink_off(test, rbh);
+	rbh_test_work_off(test, rbh);
 	/* Bucket 0 full and chained: it asks for a doubling */
 	for (i = 1; i <= cap; i++)
 		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_chain_hash(i),
@@ -2918,7 +2699,7 @@ static void rbh_grow_deferred_keeps_growth(struct kunit *test)
 	rbh_test_stats(test, rbh, before);
 
 	fb = rbh_test_fault_arm(test, RBH_TEST_BUCKET, 0);
-	rbh_test_shrink_here(test, rbh);
+	rbh_test_work_here(test, rbh);
 	rbh_test_fault_disarm(test);
 	rbh_test_stats(test, rbh, after);
 	KUNIT_EXPECT_GT(test, fb->failed, 0U);
@@ -2965,8 +2746,8 @@ static bool rbh_test_set_del_locked(struct kunit *test,
 /*
  * Removals never take the resize lock and never allocate: with the
  * resize lock held around each one, as a grow would hold it (a removal
- * that took it would deadlock), and the shrink work kept from running,
- * they fold, merge and halve nothing themselves, and the shrink work
+ * that took it would deadlock), and the work item kept from running,
+ * they fold, merge and halve nothing themselves, and the work item
  * does it all when the case runs it.
  * The allocation stubs count calls and let them through, so that a
  * removal that folded or halved by itself would show in the shape as
@@ -3016,8 +2797,8 @@ static void rbh_remove_defers_shrinking(struct kunit *test)
 	KUNIT_ASSERT_GE(test, after->overflow_buckets,
 			(unsigned long)RBH_TEST_FLOODS);
 
-	rbh_test_shrink_off(test, rbh);
-	rbh_test_shrink_off(test, chained);
+	rbh_test_work_off(test, rbh);
+	rbh_test_work_off(test, chained);
 	fb = rbh_test_fault_arm(test, RBH_TEST_BUCKET, UINT_MAX);
 	ft = rbh_test_fault_arm(test, RBH_TEST_TABLE, UINT_MAX);
 	/* The oldest entries of each flood are in its bucket: keep the newest */
@@ -3043,19 +2824,19 @@ static void rbh_remove_defers_shrinking(struct kunit *test)
 			    (unsigned long)RBH_TEST_FLOODS,
 			    "removals folded chains themselves");
 
-	rbh_test_shrink_here(test, rbh);
-	rbh_test_shrink_here(test, chained);
+	rbh_test_work_here(test, rbh);
+	rbh_test_work_here(test, chained);
 	rbh_test_stats(test, rbh, after);
-	rbh_test_print_stats(test, "after the shrink work", after);
+	rbh_test_print_stats(test, "after the work item", after);
 	KUNIT_EXPECT_GT(test, after->merges, before->merges);
 	KUNIT_EXPECT_GT(test, after->shrinks, before->shrinks);
 	KUNIT_EXPECT_LT(test, after->table_slots, before->table_slots);
 	rbh_test_check_set(test, set);
 	rbh_test_check_counts(test, chained, after,
 			      RBH_TEST_FLOODS * (cap / 3), 0);
-	rbh_test_print_stats(test, "floods after the shrink work", after);
+	rbh_test_print_stats(test, "floods after the work item", after);
 	KUNIT_EXPECT_EQ_MSG(test, after->overflow_buckets, 0UL,
-			    "the shrink work did not fold every chain");
+			    "the work item did not fold every chain");
 	rbh_test_check_set(test, same);
 out:
 	rbh_test_destroy(test, chained);
@@ -3187,7 +2968,7 @@ static void rbh_merge_from_fuller_buddy(struct kunit *test)
  * Two buddies as deep as the table that fit in one bucket before the
  * table is too large for its buckets merge once it is: the removals that
  * make it so are from other buckets, one at a time, each merge done by
- * the shrink work before the next removal, so that no run of it walks
+ * the work item before the next removal, so that no run of it walks
  * the table for having been handed too many buckets.
  */
 static void rbh_merge_once_oversized(struct kunit *test)
@@ -3222,7 +3003,7 @@ static void rbh_merge_once_oversized(struct kunit *test)
 /*
  * Two buckets of depth 2 left as above, below a table of depth 3, which
  * is not too large for its buckets: once the table halves and they are
- * as deep as it, the shrink work merges them and halves the table again.
+ * as deep as it, the work item merges them and halves the table again.
  * Eighths 4 to 7 make the table 8 slots deep, then go.
  */
 static void rbh_merge_after_halving(struct kunit *test)
@@ -4342,7 +4123,7 @@ static bool rbh_test_shares_hash(unsigned long i)
 
 /*
  * Ask the pauser (reader 0) to stop a walk, wait for it to (for a second
- * at most), and run the shrink work meanwhile.  Return how many times it
+ * at most), and run the work item meanwhile.  Return how many times it
  * halved the table.
  */
 static unsigned long rbh_test_shrink_paused(struct kunit *test,
@@ -4356,7 +4137,7 @@ static unsigned long rbh_test_shrink_paused(struct kunit *test,
 		udelay(10);
 		cond_resched();
 	}
-	rbh_test_shrink_here(test, conc->rbh);
+	rbh_test_work_here(test, conc->rbh);
 	WRITE_ONCE(conc->pause, 0);
 	return READ_ONCE(conc->rbh->rbh_shrinks) - shrinks;
 }
@@ -4369,14 +4150,14 @@ static bool rbh_test_shrink_overlapped(struct rbh_test_conc *conc)
 }
 
 /*
- * The shrink work halves the table while RCU readers walk, one of them
+ * The work item halves the table while RCU readers walk, one of them
  * stopped in the middle of a walk, and locked iteration removes entries
  * from the hashes they walk.  The stable entries go in pairs under one
  * hash.  In each cycle the test thread inserts the moving entries, an
  * eighth of them under the stable entries' hashes, so that the table
  * grows; removes them all by locked iteration of their hashes; then asks
  * reader 0 to stop in a walk of a stable hash after the first of its two
- * pointers, and runs the shrink work, which halves the table.  The walk
+ * pointers, and runs the work item, which halves the table.  The walk
  * then goes on, and must return the second.  Cycles go on until that has
  * happened and each reader has walked during the writes.
  */
@@ -4419,7 +4200,7 @@ static void rbh_readers_while_shrinking(struct kunit *test)
 			atomic_inc(&conc->writes);
 			cond_resched();
 		}
-		rbh_test_shrink_off(test, conc->rbh);
+		rbh_test_work_off(test, conc->rbh);
 		for (i = RBH_TEST_STABLE; i < end; i++) {
 			if (!test_bit(i, set->present))
 				continue;
@@ -4436,7 +4217,7 @@ static void rbh_readers_while_shrinking(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, set->nr, RBH_TEST_STABLE,
 			    "locked walks left moving entries behind");
 	KUNIT_EXPECT_GT_MSG(test, halvings, 0UL,
-			    "the shrink work never halved the table");
+			    "the work item never halved the table");
 	KUNIT_EXPECT_GT_MSG(test, conc->thread[0].held, 0UL,
 			    "no walk was held across a halving");
 	kunit_info(test, "%u cycles, %lu halvings, %lu walks held across one\n",
@@ -4494,59 +4275,11 @@ static unsigned long rbh_test_iter_use(struct rbh_test_set *set,
 }
 
 /*
- * Rosebushes initialised at different places have locks of different
- * lockdep classes (rbh_init()), so that unrelated users' lock orders do
- * not join into false cycles.  Here @a's bucket lock is taken under the
- * case's own lock, which is taken under @b's, and @a's under @b's.  Were
- * every bucket lock of one class, lockdep would report a cycle and a
- * recursive lock, and turn itself off.
- */
-static void rbh_lock_classes(struct kunit *test)
-{
-	static DEFINE_SPINLOCK(middle);
-	struct rbh *a = rbh_test_new(test);
-	struct rbh *b;
-	int err;
-
-	if (!IS_ENABLED(CONFIG_PROVE_LOCKING))
-		kunit_skip(test, "needs lockdep");
-	KUNIT_ASSERT_TRUE_MSG(test, debug_locks, "lockdep was already off");
-	/* rbh_test_new()'s rbh_init() is the other place */
-	b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, b);
-	rbh_init(b);
-	err = kunit_add_action_or_reset(test, rbh_test_destroy_action, b);
-	KUNIT_ASSERT_EQ(test, err, 0);
-	/* Both keep their classes once destroyed, to be used again */
-	KUNIT_ASSERT_EQ(test, rbh_insert(a, 1, rbh_test_ptr(1)), 0);
-	KUNIT_ASSERT_EQ(test, rbh_insert(b, 1, rbh_test_ptr(1)), 0);
-	rbh_destroy(a);
-	rbh_destroy(b);
-	KUNIT_ASSERT_EQ(test, rbh_insert(a, 1, rbh_test_ptr(1)), 0);
-	KUNIT_ASSERT_EQ(test, rbh_insert(a, 2, rbh_test_ptr(2)), 0);
-	KUNIT_ASSERT_EQ(test, rbh_insert(b, 1, rbh_test_ptr(1)), 0);
-
-	spin_lock(&middle);
-	KUNIT_EXPECT_EQ(test, rbh_remove(a, 1, rbh_test_ptr(1)), 0);
-	spin_unlock(&middle);
-	{
-		RBH_ITER(iter, b, 1);
-
-		rbh_iter_lock(&iter);
-		spin_lock(&middle);
-		spin_unlock(&middle);
-		KUNIT_EXPECT_EQ(test, rbh_remove(a, 2, rbh_test_ptr(2)), 0);
-		rbh_iter_unlock(&iter);
-	}
-	KUNIT_EXPECT_TRUE_MSG(test, debug_locks, "lockdep found a cycle");
-}
-
-/*
  * rbh_use(), rbh_release(), rbh_remove(), and rbh_iter_lock() with all
  * that may follow it, may be called under a spinlock, as their Context:
  * says (and the dcache needs).  Call each so: with DEBUG_ATOMIC_SLEEP (in
  * userspace, the harness's might_sleep()), any of them that may sleep
- * fails the case.  The shrink work is kept from running meanwhile, so
+ * fails the case.  The work item is kept from running meanwhile, so
  * that the removals must hand every merge to it, with the resize lock
  * free; it runs afterwards, merges and halves the table.
  */
@@ -4571,7 +4304,7 @@ static void rbh_atomic_callers(struct kunit *test)
 		errors += rbh_reserve(rbh, set->hash[i]) != 0;
 	rbh_test_stats(test, rbh, before);
 	KUNIT_ASSERT_GE(test, before->table_slots, 8UL);
-	rbh_test_shrink_off(test, rbh);
+	rbh_test_work_off(test, rbh);
 
 	/* A third of the reservations used, a third by locked iteration */
 	spin_lock(&rbh_test_outer_lock);
@@ -4610,7 +4343,7 @@ static void rbh_atomic_callers(struct kunit *test)
 			    "a removal merged buckets itself, under a spinlock");
 	KUNIT_EXPECT_EQ(test, READ_ONCE(rbh->rbh_shrinks), before->shrinks);
 
-	rbh_test_shrink_here(test, rbh);
+	rbh_test_work_here(test, rbh);
 	rbh_test_stats(test, rbh, after);
 	rbh_test_print_stats(test, "after the removals", after);
 	KUNIT_EXPECT_GT(test, after->merges, merges);
@@ -4823,7 +4556,7 @@ static void rbh_shrink_after_million(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, missing, 0UL);
 
-	/* Measure what is left once the shrink work has run. */
+	/* Measure what is left once the work item has run. */
 	rbh_test_check_counts(test, big, st, RBH_TEST_KEEP, 0);
 	rbh_test_check_counts(test, fresh, fst, RBH_TEST_KEEP, 0);
 	rbh_test_print_stats(test, "1000 left of 10^6", st);
@@ -4835,14 +4568,353 @@ static void rbh_shrink_after_million(struct kunit *test)
 	rbh_test_destroy(test, big);
 }
 
+/*
+ * Replacing and filling entries under the iterator's lock.
+ */
+
+/* rbh_iter_replace_in_place: the pointer that replaces rbh_test_ptr(id) */
+#define RBH_TEST_NEW_ID		BIT(24)
+
+/*
+ * rbh_iter_replace() gives entries new pointers in place: under a hash
+ * with more entries than a bucket holds (so that some are in an overflow
+ * chain), every entry rbh_next() returns is replaced, the walk does not
+ * come back to the new pointers, the count of entries does not change,
+ * lookups find every new pointer and no old one, and the entries of
+ * other hashes keep theirs.
+ */
+static void rbh_iter_replace_in_place(struct kunit *test)
+{
+	struct rbh *rbh = rbh_test_new(test);
+	struct rbh_stats *st = rbh_test_stats_alloc(test);
+	unsigned long i, n, id, replaced = 0, came_back = 0;
+	unsigned int cap;
+	void *p, *q;
+
+	cap = rbh_test_capacity(test, rbh, st);
+	n = 2 * cap + 5;
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, RBH_TEST_FLOOD,
+						 rbh_test_ptr(i)), 0);
+	for (i = 0; i < 2 * cap; i++)
+		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, i, rbh_test_ptr(n + i)), 0);
+
+	{
+		RBH_ITER(iter, rbh, RBH_TEST_FLOOD);
+
+		rbh_iter_lock(&iter);
+		while ((p = rbh_next(&iter)) != NULL &&
+		       replaced + came_back < RBH_TEST_WALK_LIMIT) {
+			if (!rbh_test_ptr_id(p, &id) || id >= RBH_TEST_NEW_ID) {
+				came_back++;
+				continue;
+			}
+			q = rbh_test_ptr(RBH_TEST_NEW_ID + id);
+			KUNIT_EXPECT_TRUE(test, rbh_iter_replace(&iter, p, q));
+			replaced++;
+		}
+		rbh_iter_unlock(&iter);
+	}
+	KUNIT_EXPECT_EQ(test, replaced, n);
+	KUNIT_EXPECT_EQ(test, came_back, 0UL);
+	rbh_test_check_counts(test, rbh, st, n + 2 * cap, 0);
+
+	for (i = 0; i < n; i++) {
+		p = rbh_test_ptr(i);
+		q = rbh_test_ptr(RBH_TEST_NEW_ID + i);
+		KUNIT_EXPECT_EQ_MSG(test, rbh_test_count(rbh, RBH_TEST_FLOOD, p, NULL),
+				    0UL, "old pointer %lu", i);
+		KUNIT_EXPECT_EQ_MSG(test, rbh_test_count(rbh, RBH_TEST_FLOOD, q, NULL),
+				    1UL, "new pointer %lu", i);
+	}
+	for (i = 0; i < 2 * cap; i++) {
+		p = rbh_test_ptr(n + i);
+		KUNIT_EXPECT_EQ_MSG(test, rbh_test_count(rbh, i, p, NULL), 1UL,
+				    "hash %lu", i);
+	}
+
+	for (i = 0; i < n; i++) {
+		q = rbh_test_ptr(RBH_TEST_NEW_ID + i);
+		KUNIT_EXPECT_EQ(test, rbh_remove(rbh, RBH_TEST_FLOOD, q), 0);
+	}
+	for (i = 0; i < 2 * cap; i++)
+		KUNIT_EXPECT_EQ(test, rbh_remove(rbh, i, rbh_test_ptr(n + i)), 0);
+	KUNIT_EXPECT_TRUE(test, rbh_empty(rbh));
+	rbh_test_destroy(test, rbh);
+}
+
+/*
+ * rbh_iter_use() fills a reservation under the iterator's lock: once,
+ * among other entries of the hash, and not without a reservation, on a
+ * rosebush with no table, or with a NULL pointer.
+ */
+static void rbh_iter_use_while_locked(struct kunit *test)
+{
+	struct rbh *rbh = rbh_test_new(test);
+	struct rbh_stats *st = rbh_test_stats_alloc(test);
+	void *p = rbh_test_ptr(100), *q = rbh_test_ptr(101);
+	const u32 hash = 42;
+	unsigned long i, total;
+
+	{
+		RBH_ITER(iter, rbh, hash);
+
+		rbh_iter_lock(&iter);
+		KUNIT_EXPECT_EQ(test, rbh_iter_use(&iter, p), -ENOENT);
+		rbh_iter_unlock(&iter);
+	}
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, hash, rbh_test_ptr(i)), 0);
+	KUNIT_ASSERT_EQ(test, rbh_reserve(rbh, hash), 0);
+	rbh_test_check_counts(test, rbh, st, 3, 1);
+
+	{
+		RBH_ITER(iter, rbh, hash);
+
+		rbh_iter_lock(&iter);
+		KUNIT_EXPECT_EQ(test, rbh_iter_use(&iter, NULL), -EINVAL);
+		KUNIT_EXPECT_EQ(test, rbh_iter_use(&iter, p), 0);
+		KUNIT_EXPECT_EQ(test, rbh_iter_use(&iter, q), -ENOENT);
+		rbh_iter_unlock(&iter);
+	}
+	KUNIT_EXPECT_EQ(test, rbh_test_count(rbh, hash, p, &total), 1UL);
+	KUNIT_EXPECT_EQ(test, rbh_test_count(rbh, hash, q, NULL), 0UL);
+	KUNIT_EXPECT_EQ(test, total, 4UL);
+	rbh_test_check_counts(test, rbh, st, 4, 0);
+	KUNIT_EXPECT_EQ(test, rbh_release(rbh, hash), -ENOENT);
+
+	KUNIT_EXPECT_EQ(test, rbh_remove(rbh, hash, p), 0);
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_EQ(test, rbh_remove(rbh, hash, rbh_test_ptr(i)), 0);
+	KUNIT_EXPECT_TRUE(test, rbh_empty(rbh));
+	rbh_test_destroy(test, rbh);
+}
+
+/*
+ * What a large cache needs: lockdep classes per user, buckets charged to
+ * a memory cgroup and reclaimable, and reservations that cannot fail.
+ */
+
+/* rbh_test_new(), initialised again with rbh_init_flags(@flags) */
+static struct rbh *rbh_test_new_flags(struct kunit *test, unsigned int flags)
+{
+	struct rbh *rbh = rbh_test_new(test);
+
+	rbh_init_flags(rbh, flags);
+	return rbh;
+}
+
+/*
+ * Rosebushes initialised at different places have locks of different
+ * lockdep classes (rbh_init()), so that unrelated users' lock orders do
+ * not join into false cycles.  Here @a's bucket lock is taken under the
+ * case's own lock, which is taken under @b's, and @a's under @b's.  Were
+ * every bucket lock of one class, lockdep would report a cycle and a
+ * recursive lock, and turn itself off.
+ */
+static void rbh_lock_classes(struct kunit *test)
+{
+	static DEFINE_SPINLOCK(middle);
+	struct rbh *a = rbh_test_new(test);
+	struct rbh *b;
+	int err;
+
+	if (!IS_ENABLED(CONFIG_PROVE_LOCKING))
+		kunit_skip(test, "needs lockdep");
+	KUNIT_ASSERT_TRUE_MSG(test, debug_locks, "lockdep was already off");
+	/* rbh_test_new()'s rbh_init() is the other place */
+	b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	rbh_init(b);
+	err = kunit_add_action_or_reset(test, rbh_test_destroy_action, b);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	/* Both keep their classes once destroyed, to be used again */
+	KUNIT_ASSERT_EQ(test, rbh_insert(a, 1, rbh_test_ptr(1)), 0);
+	KUNIT_ASSERT_EQ(test, rbh_insert(b, 1, rbh_test_ptr(1)), 0);
+	rbh_destroy(a);
+	rbh_destroy(b);
+	KUNIT_ASSERT_EQ(test, rbh_insert(a, 1, rbh_test_ptr(1)), 0);
+	KUNIT_ASSERT_EQ(test, rbh_insert(a, 2, rbh_test_ptr(2)), 0);
+	KUNIT_ASSERT_EQ(test, rbh_insert(b, 1, rbh_test_ptr(1)), 0);
+
+	spin_lock(&middle);
+	KUNIT_EXPECT_EQ(test, rbh_remove(a, 1, rbh_test_ptr(1)), 0);
+	spin_unlock(&middle);
+	{
+		RBH_ITER(iter, b, 1);
+
+		rbh_iter_lock(&iter);
+		spin_lock(&middle);
+		spin_unlock(&middle);
+		KUNIT_EXPECT_EQ(test, rbh_remove(a, 2, rbh_test_ptr(2)), 0);
+		rbh_iter_unlock(&iter);
+	}
+	KUNIT_EXPECT_TRUE_MSG(test, debug_locks, "lockdep found a cycle");
+}
+
+/*
+ * Make the work item walk the whole table, as when removals hand it
+ * more buckets than struct rbh can list, and run it here.
+ */
+static void rbh_test_walk(struct kunit *test, struct rbh *rbh)
+{
+	rbh_test_work_off(test, rbh);
+	spin_lock(&rbh->rbh_work_lock);
+	rbh->rbh_shrink_nr = RBH_WORK_KEYS + 1;
+	spin_unlock(&rbh->rbh_work_lock);
+	rbh_test_work_here(test, rbh);
+}
+
+/* Every bucket was allocated with @want, no table with any of it */
+static void rbh_test_check_gfp(struct kunit *test, struct rbh_test_fault *fb,
+			       struct rbh_test_fault *ft, gfp_t want)
+{
+	KUNIT_EXPECT_EQ(test, fb->failed, 0U);
+	KUNIT_EXPECT_TRUE_MSG(test, (fb->gfp_all & want) == want,
+			      "some bucket allocated with only %#x",
+			      (__force unsigned int)fb->gfp_all);
+	KUNIT_EXPECT_FALSE_MSG(test, ft->gfp_any & want,
+			       "tables allocated with %#x",
+			       (__force unsigned int)ft->gfp_any);
+}
+
+/*
+ * A rosebush made with RBH_ACCOUNT | RBH_RECLAIMABLE allocates every
+ * bucket with __GFP_ACCOUNT | __GFP_RECLAIMABLE: for insertions, splits
+ * and chains, and in the work item, both for the keys removals handed
+ * it and in a walk of the whole table (run here, where the stub sees
+ * them), also once destroyed and used again.  Its table is neither.
+ */
+static void rbh_bucket_gfp(struct kunit *test)
+{
+	const gfp_t want = __GFP_ACCOUNT | __GFP_RECLAIMABLE;
+	struct rbh_test_fault *fb, *ft;
+	unsigned int i, n, calls;
+	struct rbh *rbh;
+
+	rbh = rbh_test_new_flags(test, RBH_ACCOUNT | RBH_RECLAIMABLE);
+	rbh_test_faults_init(test);
+	fb = rbh_test_fault_arm(test, RBH_TEST_BUCKET, UINT_MAX);
+	ft = rbh_test_fault_arm(test, RBH_TEST_TABLE, UINT_MAX);
+
+	/* Three buckets' worth under one hash: a chain */
+	n = 3 * RBH_MAX_ENTRIES;
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, RBH_TEST_FLOOD,
+						 rbh_test_ptr(i)), 0);
+	KUNIT_EXPECT_GT(test, fb->calls, 2U);
+	KUNIT_EXPECT_GT(test, ft->calls, 0U);
+	rbh_test_work_off(test, rbh);
+	/*
+	 * Few enough to fold, the last two, in the chain: the removals hand
+	 * the key over
+	 */
+	for (i = 0; i < n - 2; i++)
+		KUNIT_ASSERT_EQ(test, rbh_remove(rbh, RBH_TEST_FLOOD,
+						 rbh_test_ptr(i)), 0);
+	calls = fb->calls;
+	rbh_test_work_here(test, rbh);
+	KUNIT_EXPECT_GT_MSG(test, fb->calls, calls,
+			    "the work item made no fold");
+	rbh_test_check_gfp(test, fb, ft, want);
+
+	/* Destroyed and used again, it keeps its flags */
+	rbh_test_fault_disarm(test);
+	rbh_destroy(rbh);
+	fb = rbh_test_fault_arm(test, RBH_TEST_BUCKET, UINT_MAX);
+	ft = rbh_test_fault_arm(test, RBH_TEST_TABLE, UINT_MAX);
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, RBH_TEST_FLOOD,
+						 rbh_test_ptr(i)), 0);
+	KUNIT_EXPECT_GT(test, ft->calls, 0U);
+	calls = fb->calls;
+	rbh_test_walk(test, rbh);
+	KUNIT_EXPECT_GT_MSG(test, fb->calls, calls,
+			    "the walk made no fold");
+	rbh_test_check_gfp(test, fb, ft, want);
+
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_EQ(test, rbh_remove(rbh, RBH_TEST_FLOOD,
+						 rbh_test_ptr(i)), 0);
+	rbh_test_fault_disarm(test);
+	rbh_test_destroy(test, rbh);
+}
+
+/*
+ * A caller that cannot fail falls back to rbh_reserve_nofail() when
+ * rbh_reserve() cannot allocate.  With every other allocation failing,
+ * it must still reserve: in a chain, from one __GFP_NOFAIL bucket at a
+ * time, without doubling the table or splitting a bucket.  Each fallback
+ * runs with only the first allocation failing, so that one made without
+ * __GFP_NOFAIL is seen without the case waiting for it forever.  The
+ * slots are then used and found, and the chains go when emptied.
+ */
+static void rbh_reserve_nofail_chains(struct kunit *test)
+{
+	struct rbh *rbh = rbh_test_new(test);
+	struct rbh_stats *before = rbh_test_stats_alloc(test);
+	struct rbh_stats *after = rbh_test_stats_alloc(test);
+	unsigned long i, n, end, fallbacks = 0;
+	struct rbh_test_fault *fb, *ft;
+	struct rbh_test_set *set;
+	unsigned int cap;
+
+	rbh_test_faults_init(test);
+	cap = rbh_test_capacity(test, rbh, before);
+	n = 2 * cap;
+	end = n + 4 * cap;
+	set = rbh_test_set_new(test, rbh, end);
+	rbh_test_set_fill(set, RBH_TEST_RANDOM);
+	if (!rbh_test_set_add(test, set, 0, n))
+		goto out;
+	rbh_test_stats(test, rbh, before);
+	rbh_test_work_off(test, rbh);
+
+	for (i = n; i < end; i++) {
+		rbh_test_fault_arm(test, RBH_TEST_BUCKET, 0);
+		rbh_test_fault_arm(test, RBH_TEST_TABLE, 0);
+		if (!rbh_reserve(rbh, set->hash[i]))
+			continue;
+		fallbacks++;
+		fb = rbh_test_fault_arm(test, RBH_TEST_BUCKET, 1);
+		ft = rbh_test_fault_arm(test, RBH_TEST_TABLE, 1);
+		rbh_reserve_nofail(rbh, set->hash[i]);
+		KUNIT_EXPECT_EQ_MSG(test, fb->failed, 0U,
+				    "entry %lu: a bucket without __GFP_NOFAIL", i);
+		KUNIT_EXPECT_LE(test, fb->calls, 1U);
+		KUNIT_EXPECT_EQ_MSG(test, ft->calls, 0U,
+				    "entry %lu: a table allocated", i);
+	}
+	rbh_test_fault_disarm(test);
+	KUNIT_EXPECT_GT_MSG(test, fallbacks, 0UL,
+			    "rbh_reserve() never failed: nothing was tested");
+	rbh_test_stats(test, rbh, after);
+	KUNIT_EXPECT_EQ(test, after->reserved, end - n);
+	KUNIT_EXPECT_GT(test, after->overflow_buckets,
+			before->overflow_buckets);
+	KUNIT_EXPECT_EQ(test, rbh_test_resizes(after),
+			rbh_test_resizes(before));
+
+	for (i = n; i < end; i++)
+		KUNIT_EXPECT_EQ(test, rbh_test_set_use(set, i), 0);
+	rbh_test_check_set(test, set);
+	rbh_test_work_here(test, rbh);
+	if (!rbh_test_set_del(test, set, 0, end))
+		goto out;
+	KUNIT_EXPECT_TRUE(test, rbh_empty(rbh));
+	rbh_test_stats(test, rbh, after);
+	KUNIT_EXPECT_EQ(test, after->overflow_buckets, 0UL);
+out:
+	rbh_test_fault_disarm(test);
+	rbh_test_destroy(test, rbh);
+}
+
 static struct kunit_case rosebush_cases[] = {
 	KUNIT_CASE(rbh_never_used_is_empty),
 	KUNIT_CASE(rbh_empty_tracks_contents),
 	KUNIT_CASE(rbh_reserve_use_release),
 	KUNIT_CASE(rbh_next_skips_reservations),
 	KUNIT_CASE(rbh_iter_remove_while_locked),
-	KUNIT_CASE(rbh_iter_replace_in_place),
-	KUNIT_CASE(rbh_iter_use_while_locked),
 	KUNIT_CASE(rbh_same_pointer_many_times),
 	KUNIT_CASE(rbh_spilled_entries),
 	KUNIT_CASE_PARAM(rbh_insert_iterate_remove, rbh_test_sizes_gen_params),
@@ -4864,16 +4936,14 @@ static struct kunit_case rosebush_cases[] = {
 	KUNIT_CASE(rbh_alloc_fail_split),
 	KUNIT_CASE(rbh_alloc_fail_overflow),
 	KUNIT_CASE(rbh_alloc_fail_shrink),
-	KUNIT_CASE(rbh_bucket_gfp),
-	KUNIT_CASE(rbh_reserve_nofail_chains),
 	KUNIT_CASE(rbh_grow_deferred),
 	KUNIT_CASE(rbh_grow_deferred_long_chain),
+	KUNIT_CASE(rbh_grow_deferred_both_halves),
 	KUNIT_CASE(rbh_grow_deferred_keeps_growth),
 	KUNIT_CASE(rbh_remove_defers_shrinking),
 	KUNIT_CASE(rbh_merge_from_fuller_buddy),
 	KUNIT_CASE(rbh_merge_after_halving),
 	KUNIT_CASE(rbh_merge_once_oversized),
-	KUNIT_CASE(rbh_lock_classes),
 	KUNIT_CASE(rbh_atomic_callers),
 	KUNIT_CASE(rbh_resize_hysteresis),
 	KUNIT_CASE(rbh_iter_lock_before_first_insert),
@@ -4891,7 +4961,31 @@ static struct kunit_suite rosebush_suite = {
 	.test_cases = rosebush_cases,
 };
 
-kunit_test_suite(rosebush_suite);
+static struct kunit_case rosebush_iter_cases[] = {
+	KUNIT_CASE(rbh_iter_replace_in_place),
+	KUNIT_CASE(rbh_iter_use_while_locked),
+	{}
+};
+
+static struct kunit_suite rosebush_iter_suite = {
+	.name = "rosebush_iter",
+	.test_cases = rosebush_iter_cases,
+};
+
+static struct kunit_case rosebush_caches_cases[] = {
+	KUNIT_CASE(rbh_lock_classes),
+	KUNIT_CASE(rbh_bucket_gfp),
+	KUNIT_CASE(rbh_reserve_nofail_chains),
+	{}
+};
+
+static struct kunit_suite rosebush_caches_suite = {
+	.name = "rosebush_caches",
+	.test_cases = rosebush_caches_cases,
+};
+
+kunit_test_suites(&rosebush_suite, &rosebush_iter_suite,
+		  &rosebush_caches_suite);
 
 MODULE_DESCRIPTION("KUnit tests for the rosebush hash table");
 MODULE_LICENSE("GPL");

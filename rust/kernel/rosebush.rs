@@ -1225,9 +1225,8 @@ impl<'a, T: Send + 'static> Reservation<'a, T> {
     ///
     /// # Context
     ///
-    /// Process context; takes and releases a bucket lock, and maybe (without waiting for it) the
-    /// resize lock or the shrink lock, but does not sleep or allocate. Must not be called while
-    /// this task holds a [`Locked`].
+    /// Process context; takes and releases a bucket lock, and maybe the work lock, but does not
+    /// sleep or allocate. Must not be called while this task holds a [`Locked`].
     pub fn release(self) {
         drop(self);
     }
@@ -1733,10 +1732,10 @@ impl<K: Hash + Eq + Send + 'static, V: Send + 'static> Map<K, V> {
     ///
     /// # Context
     ///
-    /// Process context; takes a bucket's spinlock (and maybe, without waiting for it, the resize
-    /// lock, or the shrink lock) but does not sleep or allocate, so it may be called under a
-    /// spinlock or while this task holds an [`rcu::Guard`] that borrows the value. Must not be
-    /// called while this task holds a [`Locked`] of any rosebush.
+    /// Process context; takes a bucket's spinlock (and maybe the work lock) but does not sleep
+    /// or allocate, so it may be called under a spinlock or while this task holds an
+    /// [`rcu::Guard`] that borrows the value. Must not be called while this task holds a
+    /// [`Locked`] of any rosebush.
     pub fn remove<Q>(&self, key: &Q) -> bool
     where
         K: Borrow<Q>,

@@ -118,7 +118,7 @@ REMOVE_MEANINGS = {
     "find": "finding the entry: rosebush's home group, rhashtable's chain",
     "clear": "clearing the entry or unlinking the node, and counting it",
     "decide": "rosebush: whether the removal leaves its bucket ready to merge",
-    "merge": "rosebush: merging buckets (none: the shrink work merges)",
+    "merge": "rosebush: merging buckets (none: the work item merges)",
     "shrink": "handing a bucket or the table over to shrink (rosebush's rbh_removed())",
     "other": "given no source line by the compiler (or matched by no rule)",
     "harness": "the userspace harness's schedule_work() and queue_work() (a mutex, a condition variable)",
@@ -391,7 +391,7 @@ BY_FUNCTION = {
 
 # The work items' functions: the deferred work of a fill or a drain.
 WORKERS = {
-    "rosebush": "rbh_shrink_worker",
+    "rosebush": "rbh_worker",
     "rhashtable": "rht_deferred_worker",
 }
 # The harness's stand-ins for the kernel's work queue calls: a mutex and

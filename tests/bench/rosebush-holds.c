@@ -29,7 +29,7 @@
  * Built by scripts/bench.sh (holds) like rosebush-bench.c: the harness
  * without its debugging checks, and the kernel's 4-byte spinlock from
  * bench-spinlock.h, which with BENCH_HOLDS times every outermost hold on
- * every thread (the shrink work runs on the harness's workqueue thread).
+ * every thread (the work item runs on the harness's workqueue thread).
  * Timing costs two clock reads per hold, the same before and after a
  * change, so compare runs of one build of this program against two
  * trees, on one machine.

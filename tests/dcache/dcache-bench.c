@@ -183,7 +183,7 @@ static void make_leaf(unsigned long depth, unsigned long leaf)
 /*
  * The sampling profile (profile=1).  One event per CPU, not per thread:
  * a thread's own event would miss what the dcache defers to other tasks
- * (a kworker's shrink work, RCU's callbacks freeing dentries).  QEMU's TCG
+ * (a kworker's work item, RCU's callbacks freeing dentries).  QEMU's TCG
  * emulates no PMU, hence the software cpu-clock, an hrtimer: a section
  * with interrupts off is sampled where it turns them back on.
  */

@@ -413,11 +413,11 @@ static void fuzz_check_stats(void)
 	unsigned int i;
 
 	/*
-	 * The shrink work changes the shape: a snapshot taken meanwhile may
+	 * The work item changes the shape: a snapshot taken meanwhile may
 	 * count an entry being merged twice
 	 */
 	if (rcu_access_pointer(fuzz_rbh.rbh_table))
-		flush_work(&fuzz_rbh.rbh_shrink_work);
+		flush_work(&fuzz_rbh.rbh_work);
 	rbh_stats(&fuzz_rbh, &stats);
 	FUZZ_CHECK(stats.entries == fuzz_nr_stored, "%lu entries, model %lu",
 		   stats.entries, fuzz_nr_stored);

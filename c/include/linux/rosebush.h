@@ -23,21 +23,21 @@ struct rbh_bucket;
 /* Opaque: a bucket table tagged with 32 - depth, its shift from key to slot */
 struct rbh_table;
 
-/* Buckets of each kind that struct rbh keeps for its shrink work */
-#define RBH_SHRINK_KEYS		6
+/* Buckets of each kind that struct rbh keeps for its work item */
+#define RBH_WORK_KEYS		6
 
 /**
  * struct rbh_lock_keys - Lockdep classes: a static set per rbh_init() site.
  * @resize_lock: rbh_resize_lock.
- * @shrink_lock: rbh_shrink_lock.
+ * @work_lock: rbh_work_lock.
  * @bucket_lock: Every bucket lock.
- * @shrink_work: The shrink work.
+ * @work: The work item.
  */
 struct rbh_lock_keys {
 	struct lock_class_key resize_lock;
-	struct lock_class_key shrink_lock;
+	struct lock_class_key work_lock;
 	struct lock_class_key bucket_lock;
-	struct lock_class_key shrink_work;
+	struct lock_class_key work;
 };
 
 /**
@@ -70,18 +70,18 @@ struct rbh {
 	unsigned long rbh_splits;
 	unsigned long rbh_merges;
 	/* Resizes the table; splits, folds and merges what is handed over */
-	struct work_struct rbh_shrink_work;
+	struct work_struct rbh_work;
 	/*
-	 * Written under rbh_shrink_lock, read without: buckets to fold or merge
-	 * (more than RBH_SHRINK_KEYS: walk the table), and a halving request
+	 * Written under rbh_work_lock, read without: buckets to fold or merge
+	 * (more than RBH_WORK_KEYS: walk the table), and a halving request
 	 */
-	spinlock_t rbh_shrink_lock;
+	spinlock_t rbh_work_lock;
 	bool rbh_shrink_halve;
 	unsigned int rbh_shrink_nr;
-	u32 rbh_shrink_keys[RBH_SHRINK_KEYS];
-	/* Under rbh_shrink_lock: buckets to split, read by rbh_handed_over() */
+	u32 rbh_shrink_keys[RBH_WORK_KEYS];
+	/* Under rbh_work_lock: buckets to split, read by rbh_handed_over() */
 	unsigned int rbh_split_nr;
-	u32 rbh_split_keys[RBH_SHRINK_KEYS];
+	u32 rbh_split_keys[RBH_WORK_KEYS];
 #ifdef CONFIG_LOCKDEP
 	struct rbh_lock_keys *rbh_lock_keys;
 #endif
@@ -106,7 +106,7 @@ extern struct rbh_bucket __rcu *const rbh_empty_table[];
 #define RBH_INIT(name) {						\
 	.rbh_table = RBH_NO_TABLE,					\
 	.rbh_resize_lock = __SPIN_LOCK_UNLOCKED(name.rbh_resize_lock),	\
-	.rbh_shrink_lock = __SPIN_LOCK_UNLOCKED(name.rbh_shrink_lock),	\
+	.rbh_work_lock = __SPIN_LOCK_UNLOCKED(name.rbh_work_lock),	\
 	RBH_LOCK_KEYS_INIT						\
 }
 
@@ -172,7 +172,7 @@ void rbh_free_and_destroy(struct rbh *rbh,
  * @hash: The hash value that was reserved.
  *
  * Context: As rbh_remove(): process context; may be called with spinlock_t
- * locks held.  Takes a bucket lock, maybe the shrink lock.  Does not sleep.
+ * locks held.  Takes a bucket lock, maybe the work lock.  Does not sleep.
  * Return: 0 on success, -ENOENT if no slot was reserved for @hash.
  */
 static inline int rbh_release(struct rbh *rbh, u32 hash)
@@ -365,12 +365,6 @@ static __always_inline unsigned int rbh_home(u32 key)
 static __always_inline unsigned int rbh_filter_shift(u32 key)
 {
 	return (rbh_mix(key) >> 16) & (RBH_FILTER_BITS - 1);
-}
-
-/* The filter bits @key selects, one in each destination's field */
-static __always_inline u32 rbh_filter_mask(u32 key)
-{
-	return RBH_FILTER_LOW << rbh_filter_shift(key);
 }
 
 static __always_inline u32 *rbh_home_keys(struct rbh_bucket *bucket,

@@ -44,7 +44,7 @@
  * kworker bound to this CPU may be waiting to resize a table).
  *
  * mode=resize fills one rosebush with each size in turn, then empties it,
- * waiting for the shrink work, and prints how long each took and how many
+ * waiting for the work item, and prints how long each took and how many
  * times the table grew and halved.  It is run in a kernel with the
  * preemptoff tracer (make qemu-bench-latency), whose init reports the
  * longest section with preemption disabled: with the table copied in one
@@ -301,7 +301,7 @@ static int bench_rbh_remove(struct bench_obj *obj)
  */
 static void bench_rbh_settle(void)
 {
-	flush_work(&bench_rbh.rbh_shrink_work);
+	flush_work(&bench_rbh.rbh_work);
 }
 
 static unsigned long bench_rbh_bytes(void)

@@ -948,7 +948,7 @@ int main(int argc, char **argv)
 		pthread_join(readers[i].thread, NULL);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 
-	/* Let the shrink work item finish before counting. */
+	/* Let the work item finish before counting. */
 	flush_scheduled_work();
 	rbh_stats(&bush, &stats);
 	expected = final_check();
