@@ -504,6 +504,7 @@ static struct rbh_bucket __rcu **rbh_table_locked(struct rbh *rbh,
 /* Has merging left the table larger than its buckets could have grown it? */
 static void rbh_note_size(struct rbh *rbh)
 {
+	/* No bucket is wider than a step: small steps lower the threshold */
 	unsigned long per_bucket = max(RBH_SLOTS_PER_BUCKET * 1UL,
 				       min(RBH_SLOTS_PER_BUCKET_MAX * 1UL,
 					   RBH_RESIZE_STEP / 2));
@@ -545,11 +546,10 @@ static void rbh_set_slot(struct rbh *rbh, struct rbh_bucket __rcu **table,
 			 unsigned long i, struct rbh_bucket *bucket)
 {
 	struct rbh_bucket __rcu **next = rbh->rbh_future_table;
-
 	unsigned int depth;
 
 	lockdep_assert_held(&rbh->rbh_resize_lock);
-	/* None too shallow: see rbh_merge_floor(), rbh_split_shallow() */
+	/* None too shallow: see rbh_merge_locked(), rbh_split_shallow() */
 	rbh_table_locked(rbh, &depth);
 	WARN_ON_ONCE(bucket->h.depth < rbh_min_depth(depth));
 	/* Pairs with rbh_dereference() of the slot in rbh_table_bucket() */
@@ -567,10 +567,11 @@ static void rbh_set_slot(struct rbh *rbh, struct rbh_bucket __rcu **table,
 }
 
 /*
- * Count @n buckets one less deep than the table, made or merged at slot
- * @first, for a halving that has copied it.  They are the halves of, or
- * merge into, a bucket two less deep, covering the four old slots from
- * @first; a step copies a multiple of four, so it copied all four or none.
+ * Count @n buckets one less deep than the table, split at slot @first by
+ * an insertion, for a halving that has copied it.  They are the halves of
+ * a bucket two less deep, covering the four old slots from @first; a step
+ * copies a multiple of four, so it copied all four or none.  (Merges are
+ * the work item's, as resizes are, so none runs during a halving.)
  */
 static void rbh_future_deep_add(struct rbh *rbh, unsigned long first, int n)
 {
@@ -1655,15 +1656,6 @@ static bool rbh_merge_likely(const struct rbh *rbh, struct rbh_bucket *bucket,
 	return buddy && rbh_buddy_fits(buddy, bucket->h.depth, bucket->h.count);
 }
 
-/* The shallowest a merge may make a bucket, in this table or a growing one */
-static unsigned int rbh_merge_floor(const struct rbh *rbh, unsigned int depth)
-{
-	lockdep_assert_held(&rbh->rbh_resize_lock);
-	if (rbh->rbh_future_table && rbh->rbh_future_grows)
-		depth++;
-	return rbh_min_depth(depth);
-}
-
 /* Merge @key's bucket with its buddy while they fit, and so on up */
 static void rbh_merge_locked(struct rbh *rbh, u32 key)
 {
@@ -1681,7 +1673,7 @@ static void rbh_merge_locked(struct rbh *rbh, u32 key)
 		if (d < 2)
 			break;
 		/* Too shallow: the walk after the next halving merges them */
-		if (d - 1 < rbh_merge_floor(rbh, depth))
+		if (d - 1 < rbh_min_depth(depth))
 			break;
 		/* The buddies' ranges; the lower one's lock is taken first */
 		first = (rbh_index(key, d) & ~1UL) << (depth - d);
@@ -1723,8 +1715,6 @@ static void rbh_merge_locked(struct rbh *rbh, u32 key)
 		rbh_note_size(rbh);
 		if (d == depth)
 			WRITE_ONCE(rbh->rbh_nr_deep, rbh->rbh_nr_deep - 2);
-		else if (d + 1 == depth)
-			rbh_future_deep_add(rbh, first, -2);
 		WRITE_ONCE(rbh->rbh_merges, rbh->rbh_merges + 1);
 	}
 }
@@ -2080,7 +2070,7 @@ static __always_inline int rbh_walk_table(struct rbh *rbh, bool *grew)
  * The work item, the only resizer (a work item never runs twice at
  * once): splits and doublings that insertions handed over, a walk after a
  * doubling, folds and merges that removals handed over, then halvings.
- * Halvings lower rbh_merge_floor(), so each run of them is followed by a
+ * Halvings lower the range floor, so each run of them is followed by a
  * walk, as rbh_walk_due() may ask too.
  */
 static void rbh_worker(struct work_struct *work)

@@ -1878,122 +1878,6 @@ static void rbh_alloc_lost_race(struct kunit *test)
 	rbh_test_destroy(test, rbh);
 }
 
-/* Entries whose keys are below RBH_TEST_HOT are being removed */
-#define RBH_TEST_HOT		BIT(30)
-
-/* Deactivates itself: the next bucket allocation after it fails */
-static void *rbh_test_grow_then_fail_stub(unsigned int depth, gfp_t gfp)
-{
-	struct kunit *test = kunit_get_current_test();
-
-	kunit_deactivate_static_stub(test, rbh_alloc_table);
-	rbh_test_racer_ran = true;
-	rbh_test_fault_arm(test, RBH_TEST_BUCKET, 1);
-	return rbh_alloc_table(depth, gfp);
-}
-
-/*
- * Keys crowded into half of the key space deepen the table while the
- * other half stays empty.  No bucket may cover more than RBH_TEST_WIDEST
- * slots (or the insertion that filled a bucket covering the empty half
- * would point half the table at new buckets, under spinlocks): the empty
- * half gets buckets too.  Emptying a quarter of the key space, and the
- * work item's walk that follows, must not merge buckets wider either.
- * A grow that needs such buckets but cannot allocate them is given up, as
- * when its table cannot be allocated: the insertion that wanted it goes
- * to a chain, without a warning.
- */
-static void rbh_crowded_keys(struct kunit *test)
-{
-	struct rbh *rbh = rbh_test_new(test);
-	struct rbh_stats *before = rbh_test_stats_alloc(test);
-	struct rbh_stats *after = rbh_test_stats_alloc(test);
-	unsigned int cap, depth;
-	struct rbh_test_fault *f;
-	struct rbh_test_set *set;
-	unsigned long i, n, grows;
-
-	rbh_test_faults_init(test);
-	cap = rbh_test_capacity(test, rbh, before);
-	n = 4 * RBH_TEST_WIDEST * cap;
-	set = rbh_test_set_new(test, rbh, 2 * n);
-	rbh_test_set_fill(set, RBH_TEST_RANDOM);
-	for (i = 0; i < set->max; i++) {
-		u32 key = set->hash[i] >> 1;	/* top bit clear */
-
-		set->hash[i] = rbh_test_hash_of_key(key);
-		KUNIT_ASSERT_EQ(test, rbh_key(set->hash[i]), key);
-	}
-	if (!rbh_test_set_add(test, set, 0, n))
-		goto out;
-	rbh_test_stats(test, rbh, before);
-	rbh_test_print_stats(test, "crowded", before);
-	KUNIT_ASSERT_GE_MSG(test, before->table_slots, 4 * RBH_TEST_WIDEST,
-			    "the table is too small for a bucket to be too wide");
-	KUNIT_EXPECT_LE(test, before->widest, RBH_TEST_WIDEST);
-
-	for (i = 0; i < n; i++) {
-		if (rbh_key(set->hash[i]) >= RBH_TEST_HOT)
-			KUNIT_ASSERT_EQ(test, rbh_test_set_remove(set, i), 0);
-	}
-	rbh_test_stats(test, rbh, after);
-	rbh_test_print_stats(test, "a quarter emptied", after);
-	KUNIT_ASSERT_EQ_MSG(test, after->table_slots, before->table_slots,
-			    "the table halved: merges cannot widen a bucket");
-	KUNIT_EXPECT_GT(test, after->merges, before->merges);
-	KUNIT_EXPECT_LE(test, after->widest, RBH_TEST_WIDEST);
-	rbh_test_check_set(test, set);
-
-	/*
-	 * The next grow must split buckets, and cannot allocate them: aim
-	 * the rest of the entries at the bucket of the table's first slot
-	 * until it needs the table to double (its chain full, if need be).
-	 */
-	depth = ilog2(after->table_slots);
-	for (i = n; i < set->max; i++)
-		set->hash[i] = rbh_test_hash_of_key(rbh_key(set->hash[i]) >>
-						     depth);
-	grows = READ_ONCE(rbh->rbh_grows);
-	rbh_test_racer_ran = false;
-	kunit_activate_static_stub(test, rbh_alloc_table,
-				   rbh_test_grow_then_fail_stub);
-	/* The work runs here, where the stub applies, until it grows */
-	for (i = n; !rbh_test_racer_ran;) {
-		rbh_test_work_off(test, rbh);
-		while (!READ_ONCE(rbh->rbh_split_nr)) {
-			KUNIT_ASSERT_LT(test, i, set->max);
-			KUNIT_ASSERT_EQ_MSG(test, rbh_test_set_insert(set, i), 0,
-					    "entry %lu, no buckets for a grow's splits",
-					    i);
-			i++;
-		}
-		rbh_test_work_here(test, rbh);
-	}
-	f = &((struct rbh_test_faults *)test->priv)->site[RBH_TEST_BUCKET];
-	rbh_test_fault_disarm(test);
-	KUNIT_EXPECT_EQ(test, f->failed, 1U);
-	KUNIT_EXPECT_EQ(test, READ_ONCE(rbh->rbh_grows), grows);
-	rbh_test_stats(test, rbh, before);
-	KUNIT_EXPECT_EQ(test, before->table_slots, after->table_slots);
-	KUNIT_EXPECT_LE(test, before->widest, RBH_TEST_WIDEST);
-	rbh_test_check_set(test, set);
-
-	/* With memory, the table doubles, still without a wide bucket */
-	while (READ_ONCE(rbh->rbh_grows) == grows) {
-		KUNIT_ASSERT_LT(test, i, set->max);
-		KUNIT_ASSERT_EQ(test, rbh_test_set_insert(set, i++), 0);
-		rbh_test_settle(rbh);
-	}
-	rbh_test_stats(test, rbh, after);
-	KUNIT_EXPECT_GE(test, after->table_slots, 2 * before->table_slots);
-	KUNIT_EXPECT_LE(test, after->widest, RBH_TEST_WIDEST);
-	rbh_test_check_set(test, set);
-	rbh_test_set_del(test, set, 0, set->max);
-	KUNIT_EXPECT_TRUE(test, rbh_empty(rbh));
-out:
-	rbh_test_destroy(test, rbh);
-}
-
 /*
  * A split whose bucket has a chain of one key, several buckets long,
  * hands the chain to the new bucket that takes that key: it allocates
@@ -4569,6 +4453,126 @@ static void rbh_shrink_after_million(struct kunit *test)
 }
 
 /*
+ * Resizing in bounded steps.
+ */
+
+/* Entries whose keys are below RBH_TEST_HOT are being removed */
+#define RBH_TEST_HOT		BIT(30)
+
+/* Deactivates itself: the next bucket allocation after it fails */
+static void *rbh_test_grow_then_fail_stub(unsigned int depth, gfp_t gfp)
+{
+	struct kunit *test = kunit_get_current_test();
+
+	kunit_deactivate_static_stub(test, rbh_alloc_table);
+	rbh_test_racer_ran = true;
+	rbh_test_fault_arm(test, RBH_TEST_BUCKET, 1);
+	return rbh_alloc_table(depth, gfp);
+}
+
+/*
+ * Keys crowded into half of the key space deepen the table while the
+ * other half stays empty.  No bucket may cover more than RBH_TEST_WIDEST
+ * slots (or the insertion that filled a bucket covering the empty half
+ * would point half the table at new buckets, under spinlocks): the empty
+ * half gets buckets too.  Emptying a quarter of the key space, and the
+ * work item's walk that follows, must not merge buckets wider either.
+ * A grow that needs such buckets but cannot allocate them is given up, as
+ * when its table cannot be allocated: the insertion that wanted it goes
+ * to a chain, without a warning.
+ */
+static void rbh_crowded_keys(struct kunit *test)
+{
+	struct rbh *rbh = rbh_test_new(test);
+	struct rbh_stats *before = rbh_test_stats_alloc(test);
+	struct rbh_stats *after = rbh_test_stats_alloc(test);
+	unsigned int cap, depth;
+	struct rbh_test_fault *f;
+	struct rbh_test_set *set;
+	unsigned long i, n, grows;
+
+	rbh_test_faults_init(test);
+	cap = rbh_test_capacity(test, rbh, before);
+	n = 4 * RBH_TEST_WIDEST * cap;
+	set = rbh_test_set_new(test, rbh, 2 * n);
+	rbh_test_set_fill(set, RBH_TEST_RANDOM);
+	for (i = 0; i < set->max; i++) {
+		u32 key = set->hash[i] >> 1;	/* top bit clear */
+
+		set->hash[i] = rbh_test_hash_of_key(key);
+		KUNIT_ASSERT_EQ(test, rbh_key(set->hash[i]), key);
+	}
+	if (!rbh_test_set_add(test, set, 0, n))
+		goto out;
+	rbh_test_stats(test, rbh, before);
+	rbh_test_print_stats(test, "crowded", before);
+	KUNIT_ASSERT_GE_MSG(test, before->table_slots, 4 * RBH_TEST_WIDEST,
+			    "the table is too small for a bucket to be too wide");
+	KUNIT_EXPECT_LE(test, before->widest, RBH_TEST_WIDEST);
+
+	for (i = 0; i < n; i++) {
+		if (rbh_key(set->hash[i]) >= RBH_TEST_HOT)
+			KUNIT_ASSERT_EQ(test, rbh_test_set_remove(set, i), 0);
+	}
+	rbh_test_stats(test, rbh, after);
+	rbh_test_print_stats(test, "a quarter emptied", after);
+	KUNIT_ASSERT_EQ_MSG(test, after->table_slots, before->table_slots,
+			    "the table halved: merges cannot widen a bucket");
+	KUNIT_EXPECT_GT(test, after->merges, before->merges);
+	KUNIT_EXPECT_LE(test, after->widest, RBH_TEST_WIDEST);
+	rbh_test_check_set(test, set);
+
+	/*
+	 * The next grow must split buckets, and cannot allocate them: aim
+	 * the rest of the entries at the bucket of the table's first slot
+	 * until it needs the table to double (its chain full, if need be).
+	 */
+	depth = ilog2(after->table_slots);
+	for (i = n; i < set->max; i++)
+		set->hash[i] = rbh_test_hash_of_key(rbh_key(set->hash[i]) >>
+						     depth);
+	grows = READ_ONCE(rbh->rbh_grows);
+	rbh_test_racer_ran = false;
+	kunit_activate_static_stub(test, rbh_alloc_table,
+				   rbh_test_grow_then_fail_stub);
+	/* The work runs here, where the stub applies, until it grows */
+	for (i = n; !rbh_test_racer_ran;) {
+		rbh_test_work_off(test, rbh);
+		while (!READ_ONCE(rbh->rbh_split_nr)) {
+			KUNIT_ASSERT_LT(test, i, set->max);
+			KUNIT_ASSERT_EQ_MSG(test, rbh_test_set_insert(set, i), 0,
+					    "entry %lu, no buckets for a grow's splits",
+					    i);
+			i++;
+		}
+		rbh_test_work_here(test, rbh);
+	}
+	f = &((struct rbh_test_faults *)test->priv)->site[RBH_TEST_BUCKET];
+	rbh_test_fault_disarm(test);
+	KUNIT_EXPECT_EQ(test, f->failed, 1U);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(rbh->rbh_grows), grows);
+	rbh_test_stats(test, rbh, before);
+	KUNIT_EXPECT_EQ(test, before->table_slots, after->table_slots);
+	KUNIT_EXPECT_LE(test, before->widest, RBH_TEST_WIDEST);
+	rbh_test_check_set(test, set);
+
+	/* With memory, the table doubles, still without a wide bucket */
+	while (READ_ONCE(rbh->rbh_grows) == grows) {
+		KUNIT_ASSERT_LT(test, i, set->max);
+		KUNIT_ASSERT_EQ(test, rbh_test_set_insert(set, i++), 0);
+		rbh_test_settle(rbh);
+	}
+	rbh_test_stats(test, rbh, after);
+	KUNIT_EXPECT_GE(test, after->table_slots, 2 * before->table_slots);
+	KUNIT_EXPECT_LE(test, after->widest, RBH_TEST_WIDEST);
+	rbh_test_check_set(test, set);
+	rbh_test_set_del(test, set, 0, set->max);
+	KUNIT_EXPECT_TRUE(test, rbh_empty(rbh));
+out:
+	rbh_test_destroy(test, rbh);
+}
+
+/*
  * Replacing and filling entries under the iterator's lock.
  */
 
@@ -4928,7 +4932,6 @@ static struct kunit_case rosebush_cases[] = {
 	KUNIT_CASE(rbh_alloc_fail_first_insert),
 	KUNIT_CASE(rbh_alloc_fail_grow),
 	KUNIT_CASE(rbh_alloc_lost_race),
-	KUNIT_CASE(rbh_crowded_keys),
 	KUNIT_CASE(rbh_split_hands_over_chain),
 	KUNIT_CASE(rbh_split_long_chain),
 	KUNIT_CASE(rbh_split_chain_summary),
@@ -4961,6 +4964,16 @@ static struct kunit_suite rosebush_suite = {
 	.test_cases = rosebush_cases,
 };
 
+static struct kunit_case rosebush_steps_cases[] = {
+	KUNIT_CASE(rbh_crowded_keys),
+	{}
+};
+
+static struct kunit_suite rosebush_steps_suite = {
+	.name = "rosebush_steps",
+	.test_cases = rosebush_steps_cases,
+};
+
 static struct kunit_case rosebush_iter_cases[] = {
 	KUNIT_CASE(rbh_iter_replace_in_place),
 	KUNIT_CASE(rbh_iter_use_while_locked),
@@ -4984,8 +4997,8 @@ static struct kunit_suite rosebush_caches_suite = {
 	.test_cases = rosebush_caches_cases,
 };
 
-kunit_test_suites(&rosebush_suite, &rosebush_iter_suite,
-		  &rosebush_caches_suite);
+kunit_test_suites(&rosebush_suite, &rosebush_steps_suite,
+		  &rosebush_iter_suite, &rosebush_caches_suite);
 
 MODULE_DESCRIPTION("KUnit tests for the rosebush hash table");
 MODULE_LICENSE("GPL");
