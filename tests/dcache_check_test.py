@@ -7,13 +7,17 @@ KCSAN kernel, with 6.12's own data races in the VFS) must pass, the
 latter only with --kcsan; each must fail when a case lost a name, when
 the program or QEMU failed, when a step is missing, when a splat is
 added, and (kcsan) when a race names a rosebush function.
-kcsan-conversion.log (the KCSAN kernel with the dcache on rosebush) holds
-a race between the conversion's DCACHE_HASH_SLOT write and step_into()'s
-plain read of ->d_flags, which passes only while nothing but the
-conversion's two bits changed, one stack alone is the conversion's, and
-both accesses are 4 bytes.  Those three come from the stress's first
-version (the tmpfs cases only) and are judged by its steps alone
-(dcache_check.BASE).  kunit-steps.log (the KASAN/lockdep kernel, every
+kcsan-conversion.log (the KCSAN kernel with the dcache on rosebush, when
+the conversion still wrote ->d_flags plain) holds a race between the
+conversion's DCACHE_HASH_SLOT write and step_into()'s plain read of
+->d_flags, which fails as it stands and passes once the write is marked,
+and then only while one stack alone is the conversion's and the read
+lies within the 4 bytes written.  Those three come from the stress's
+first version (the tmpfs cases only) and are judged by its steps alone
+(dcache_check.BASE).  kcsan-window.log (the KCSAN kernel, every step)
+must pass as a whole: in its d_hash_hand / lookup_fast race the value
+the reader saw change is another writer's (DCACHE_CANT_MOUNT), not the
+conversion's.  kunit-steps.log (the KASAN/lockdep kernel, every
 step of qemu/dcache-init.sh) must pass as a whole, and fail when a step
 failed or is missing, when a selftest failed or none ran, and when the
 dentry hash at rest holds a reservation, more entries than there are
@@ -33,14 +37,16 @@ def main():
 		with open(os.path.join(here, 'dcache/logs', name)) as f:
 			return f.readlines()
 
+	def swap(log, old, new):
+		return [l.replace(old, new) for l in log]
+
 	kunit = read('kunit.log')
 	kcsan = read('kcsan.log')
 	# kernel B: a race of d_hash_hand()'s DCACHE_HASH_SLOT write with
-	# step_into()'s plain read of ->d_flags
-	bits = read('kcsan-conversion.log')
-
-	def swap(log, old, new):
-		return [l.replace(old, new) for l in log]
+	# step_into()'s plain read of ->d_flags; the write plain, then marked
+	plain = read('kcsan-conversion.log')
+	bits = swap(plain, 'read-write to 0xffff96c3c1407180',
+		    'write (marked) to 0xffff96c3c1407180')
 
 	def drop(log, text):
 		return [l for l in log if text not in l]
@@ -73,27 +79,35 @@ def main():
 		('a race with a rosebush frame', ours, 0, True, False),
 		('a race with a frame of the conversion', conv, 0, True, False),
 		('a frame named like the conversion', near, 0, True, True),
-		('the conversion\'s d_flags bits only', bits, 0, True, True),
-		('another d_flags bit too',
-		 swap(bits, '0x00a02008 -> 0x00202008', '0x00a02008 -> 0x00202000'),
+		('the conversion\'s plain write of d_flags', plain, 0, True, False),
+		('the conversion\'s marked write of d_flags', bits, 0, True, True),
+		('a plain write of ours',
+		 swap(bits, 'write (marked) to', 'write to'), 0, True, False),
+		('a marked read-write of ours',
+		 swap(bits, 'write (marked) to', 'read-write (marked) to'),
 		 0, True, False),
+		('other bits changed in the reader\'s watch',
+		 swap(bits, '0x00a02008 -> 0x00202008', '0x00a02008 -> 0x00a02108'),
+		 0, True, True),
 		('no value change shown',
-		 drop(bits, 'value changed:'), 0, True, False),
+		 drop(bits, 'value changed:'), 0, True, True),
+		('a marked read of theirs',
+		 swap(bits, 'read to 0xffff96c3c1407180', 'read (marked) to 0xffff96c3c1407180'),
+		 0, True, False),
 		('both stacks the conversion\'s',
 		 swap(bits, ' step_into+0xd3/0x580', ' d_hash_put+0xd3/0x580'),
 		 0, True, False),
 		('a read of more than the word',
 		 swap(bits, 'of 4 bytes by task 51', 'of 8 bytes by task 51'),
 		 0, True, False),
-		('a read of the byte with DCACHE_HASH_SLOT',
-		 swap(swap(bits, 'to 0xffff96c3c1407180 of 4 bytes by task 51',
-			   'to 0xffff96c3c1407182 of 1 bytes by task 51'),
-		      '0x00a02008 -> 0x00202008', '0xa0 -> 0x20'),
-		 0, True, True),
-		('a read of the byte with the type',
+		('a read of a byte of the word',
 		 swap(swap(bits, 'to 0xffff96c3c1407180 of 4 bytes by task 51',
 			   'to 0xffff96c3c1407182 of 1 bytes by task 51'),
 		      '0x00a02008 -> 0x00202008', '0xa0 -> 0x80'),
+		 0, True, True),
+		('a read of the byte after the word',
+		 swap(bits, 'to 0xffff96c3c1407180 of 4 bytes by task 51',
+		      'to 0xffff96c3c1407184 of 1 bytes by task 51'),
 		 0, True, False),
 		('a read of another word',
 		 swap(bits, 'to 0xffff96c3c1407180 of 4 bytes by task 51',
@@ -127,6 +141,15 @@ def main():
 			    'dcache: dentry_hash: entries 1000000') for l in full],
 		 False),
 		('no dentry hash at rest', drop(full, 'dentry_hash: '), False),
+	]]
+	# The KCSAN kernel, every step: races whose reader saw another
+	# writer's bits change
+	window = read('kcsan-window.log')
+	cases += [(n, l, 0, True, ok, None) for n, l, ok in [
+		('every step, KCSAN', window, True),
+		('every step, KCSAN, a rosebush frame',
+		 swap(window, ' d_hash_hand+0x173/0x1d0', ' rbh_use+0x173/0x1d0'),
+		 False),
 	]]
 	# Every selftest of the list must have run and passed
 	listed = ['openat2_test', 'resolve_test', 'rename_attack_test']
