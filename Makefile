@@ -29,7 +29,7 @@ KUNIT_CONFIGS := tests/kunit/base.config tests/kunit/rosebush.config \
 # conversion to rosebush changed ran (tests/dcache/coverage.py).
 KUNIT_GCOV := GCOV_PROFILE_dcache.o=y
 # Suites that must run and pass for `make qemu-kunit` to pass.
-KUNIT_SUITES := rosebush rosebush_steps rosebush_iter rosebush_caches rust_doctests_kernel dcache_hash
+KUNIT_SUITES := rosebush rosebush_shrink rosebush_steps rosebush_iter rosebush_caches rust_doctests_kernel dcache_hash
 # The 32-bit configuration (C only: no Rust on i386 in 6.12).
 KUNIT_I386_CONFIGS := tests/kunit/i386.config tests/kunit/rosebush.config
 # The arm64 configuration: qemu-kunit's, Rust included, without the sample.
@@ -45,7 +45,7 @@ KUNIT_KCSAN_CONFIGS := tests/kunit/base.config tests/kunit/rosebush.config \
 		       tests/kunit/kcsan.config tests/kunit/preempt.config
 # Suites that must run and pass for `make qemu-kcsan` to pass (Rust stays
 # on under KCSAN in 6.12: see kcsan.config).
-KUNIT_KCSAN_SUITES := rosebush rosebush_steps rosebush_iter rosebush_caches rust_doctests_kernel dcache_hash
+KUNIT_KCSAN_SUITES := rosebush rosebush_shrink rosebush_steps rosebush_iter rosebush_caches rust_doctests_kernel dcache_hash
 # The benchmark kernel: the KUnit configuration with bench.config instead
 # of debug.config (no lockdep, no KASAN), in its own build directory; KUnit
 # stays off at boot.
@@ -171,7 +171,7 @@ check-wmm: tree
 	@$(RB) scripts/check-wmm.sh
 
 qemu-kunit-i386: tree
-	@KUNIT_ARCH=i386 KUNIT_SUITES="rosebush rosebush_steps rosebush_iter rosebush_caches" $(RB) scripts/qemu-kunit.sh i386 $(KUNIT_I386_CONFIGS)
+	@KUNIT_ARCH=i386 KUNIT_SUITES="rosebush rosebush_shrink rosebush_steps rosebush_iter rosebush_caches" $(RB) scripts/qemu-kunit.sh i386 $(KUNIT_I386_CONFIGS)
 
 # Not in `make test`: it would take CI past its 90 minutes (README).
 qemu-kunit-arm64: tree

@@ -4924,8 +4924,6 @@ static struct kunit_case rosebush_cases[] = {
 	KUNIT_CASE_PARAM(rbh_insert_iterate_remove, rbh_test_sizes_gen_params),
 	KUNIT_CASE(rbh_equal_hash_flood),
 	KUNIT_CASE(rbh_readers_of_any_flavour),
-	KUNIT_CASE(rbh_chain_folds_back),
-	KUNIT_CASE(rbh_chain_folds_after_home_removal),
 	KUNIT_CASE_PARAM(rbh_destroy_shapes, rbh_test_shapes_gen_params),
 	KUNIT_CASE_PARAM(rbh_free_and_destroy_shapes,
 			 rbh_test_shapes_gen_params),
@@ -4938,30 +4936,41 @@ static struct kunit_case rosebush_cases[] = {
 	KUNIT_CASE(rbh_split_chain_summary_prepend),
 	KUNIT_CASE(rbh_alloc_fail_split),
 	KUNIT_CASE(rbh_alloc_fail_overflow),
-	KUNIT_CASE(rbh_alloc_fail_shrink),
 	KUNIT_CASE(rbh_grow_deferred),
 	KUNIT_CASE(rbh_grow_deferred_long_chain),
 	KUNIT_CASE(rbh_grow_deferred_both_halves),
-	KUNIT_CASE(rbh_grow_deferred_keeps_growth),
-	KUNIT_CASE(rbh_remove_defers_shrinking),
-	KUNIT_CASE(rbh_merge_from_fuller_buddy),
-	KUNIT_CASE(rbh_merge_after_halving),
-	KUNIT_CASE(rbh_merge_once_oversized),
 	KUNIT_CASE(rbh_atomic_callers),
-	KUNIT_CASE(rbh_resize_hysteresis),
 	KUNIT_CASE(rbh_iter_lock_before_first_insert),
 	KUNIT_CASE_SLOW(rbh_random_ops_match_model),
 	KUNIT_CASE_SLOW(rbh_iterate_while_resizing),
 	KUNIT_CASE_SLOW(rbh_rcu_readers_while_writing),
-	KUNIT_CASE_SLOW(rbh_readers_while_shrinking),
 	KUNIT_CASE_SLOW(rbh_stats_million_sequential),
-	KUNIT_CASE_SLOW(rbh_shrink_after_million),
 	{}
 };
 
 static struct kunit_suite rosebush_suite = {
 	.name = "rosebush",
 	.test_cases = rosebush_cases,
+};
+
+static struct kunit_case rosebush_shrink_cases[] = {
+	KUNIT_CASE(rbh_chain_folds_back),
+	KUNIT_CASE(rbh_chain_folds_after_home_removal),
+	KUNIT_CASE(rbh_alloc_fail_shrink),
+	KUNIT_CASE(rbh_remove_defers_shrinking),
+	KUNIT_CASE(rbh_merge_from_fuller_buddy),
+	KUNIT_CASE(rbh_merge_after_halving),
+	KUNIT_CASE(rbh_merge_once_oversized),
+	KUNIT_CASE(rbh_resize_hysteresis),
+	KUNIT_CASE(rbh_grow_deferred_keeps_growth),
+	KUNIT_CASE_SLOW(rbh_readers_while_shrinking),
+	KUNIT_CASE_SLOW(rbh_shrink_after_million),
+	{}
+};
+
+static struct kunit_suite rosebush_shrink_suite = {
+	.name = "rosebush_shrink",
+	.test_cases = rosebush_shrink_cases,
 };
 
 static struct kunit_case rosebush_steps_cases[] = {
@@ -4997,8 +5006,9 @@ static struct kunit_suite rosebush_caches_suite = {
 	.test_cases = rosebush_caches_cases,
 };
 
-kunit_test_suites(&rosebush_suite, &rosebush_steps_suite,
-		  &rosebush_iter_suite, &rosebush_caches_suite);
+kunit_test_suites(&rosebush_suite, &rosebush_shrink_suite,
+		  &rosebush_steps_suite, &rosebush_iter_suite,
+		  &rosebush_caches_suite);
 
 MODULE_DESCRIPTION("KUnit tests for the rosebush hash table");
 MODULE_LICENSE("GPL");
