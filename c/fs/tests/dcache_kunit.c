@@ -304,6 +304,78 @@ static void dcache_unalias(struct kunit *test)
 	dcache_test_unmount(test, mnt);
 }
 
+/* In place of d_hash_reserve(): the dentry keeps no entry */
+static void dcache_test_no_reserve(struct dentry *dentry)
+{
+}
+
+/* Give up the entry that d_alloc_parallel() reserved for @dentry */
+static void dcache_test_unreserve(struct kunit *test, struct dentry *dentry)
+{
+	spin_lock(&dentry->d_lock);
+	d_hash_put(dentry, dentry->d_name.hash, false);
+	spin_unlock(&dentry->d_lock);
+	KUNIT_EXPECT_FALSE(test, dcache_test_owns(dentry));
+}
+
+/*
+ * d_splice_alias() of a directory whose alias it must move, once the
+ * looked-up dentry has lost the entry it gives the alias (which the
+ * callers' locks exclude today; a stub of d_hash_reserve() keeps it
+ * lost): -ESTALE, and each alias left where it was, a connected one
+ * (__d_unalias()) under its old name, a root on s_roots.
+ */
+static void dcache_splice_lost_entry(struct kunit *test)
+{
+	DECLARE_WAIT_QUEUE_HEAD_ONSTACK(wq);
+	struct vfsmount *mnt = dcache_test_mount(test);
+	struct dentry *top = mnt->mnt_sb->s_root;
+	struct dentry *old, *root, *dentry, *alias;
+	struct inode *dir, *rdir;
+
+	dir = dcache_test_inode(test, mnt->mnt_sb, S_IFDIR | 0755);
+	old = d_alloc_name(top, "old");
+	KUNIT_ASSERT_NOT_NULL(test, old);
+	d_add(old, dir);
+	rdir = dcache_test_inode(test, mnt->mnt_sb, S_IFDIR | 0755);
+	root = d_obtain_root(rdir);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, root);
+	kunit_activate_static_stub(test, d_hash_reserve, dcache_test_no_reserve);
+
+	inode_lock_shared(d_inode(top));
+	dentry = dcache_test_in_lookup(test, top, "new", &wq);
+	dcache_test_unreserve(test, dentry);
+	alias = d_splice_alias(igrab(dir), dentry);
+	d_lookup_done(dentry);
+	inode_unlock_shared(d_inode(top));
+	KUNIT_EXPECT_PTR_EQ(test, alias, ERR_PTR(-ESTALE));
+	if (!IS_ERR_OR_NULL(alias))
+		dput(alias);
+	KUNIT_EXPECT_STREQ(test, (const char *)old->d_name.name, "old");
+	KUNIT_EXPECT_PTR_EQ(test, dcache_test_lookup(top, "old"), old);
+	KUNIT_EXPECT_NULL(test, dcache_test_lookup(top, "new"));
+	KUNIT_EXPECT_TRUE(test, dcache_test_owns(old));
+	dput(dentry);
+
+	inode_lock_shared(d_inode(top));
+	dentry = dcache_test_in_lookup(test, top, "dir", &wq);
+	dcache_test_unreserve(test, dentry);
+	alias = d_splice_alias(igrab(rdir), dentry);
+	d_lookup_done(dentry);
+	inode_unlock_shared(d_inode(top));
+	KUNIT_EXPECT_PTR_EQ(test, alias, ERR_PTR(-ESTALE));
+	if (!IS_ERR_OR_NULL(alias))
+		dput(alias);
+	KUNIT_EXPECT_TRUE(test, IS_ROOT(root));
+	KUNIT_EXPECT_TRUE(test, d_on_roots(root));
+	KUNIT_EXPECT_NULL(test, dcache_test_lookup(top, "dir"));
+	dput(dentry);
+
+	dput(root);
+	dput(old);
+	dcache_test_unmount(test, mnt);
+}
+
 /* d_move() over a hashed target: the moved dentry alone has the name */
 static void dcache_move_hashed(struct kunit *test)
 {
@@ -705,6 +777,7 @@ static struct kunit_case dcache_hash_cases[] = {
 	KUNIT_CASE(dcache_roots_umount),
 	KUNIT_CASE(dcache_roots_splice),
 	KUNIT_CASE(dcache_unalias),
+	KUNIT_CASE(dcache_splice_lost_entry),
 	KUNIT_CASE(dcache_move_hashed),
 	KUNIT_CASE(dcache_move_unhashed),
 	KUNIT_CASE(dcache_exchange),
