@@ -114,6 +114,8 @@ while [ $n -lt 10 ]; do
 	old=$new
 done
 echo "$new" | $bb sed 's/^/dentry_hash: /' | log
+# Each hashed dentry stored once under its name's hash, and nothing else
+$bb cat /sys/kernel/debug/dcache/verify | $bb sed 's/^/dentry_verify: /' | log
 echo "dentry-state: $($bb cat /proc/sys/fs/dentry-state)" | log
 g=$($bb find /sys/kernel/debug/gcov -name dcache.gcda 2>/dev/null)
 if [ -n "$g" ]; then

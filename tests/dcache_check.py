@@ -9,7 +9,9 @@ qemu/dcache-init.sh passed (tests/dcache/dcache-stress.c's cases, the
 failslab run, ext4 with file handles, unmounts during walks, vfat, each
 selftest), the caches were dropped and the tmpfs unmounted, the dentry
 hash at rest holds no reservation and no more entries than there are
-dentries, and the log holds no kernel splat.  With --selftests, each
+dentries, its verifier found each hashed dentry stored once under its
+hash, nothing else there, and an entry for each, and the log holds no
+kernel splat.  With --selftests, each
 selftest named in LIST (tests/dcache/selftests.sh's list) must have run
 and passed.
 
@@ -64,6 +66,7 @@ _STATUS = re.compile(r'dcache: (.*) exit status (\d+)$')
 _SELFTEST = re.compile(r'dcache: selftest (\S+) exit status (\d+)$')
 _HASH = re.compile(r'dcache: dentry_hash: (\w+) (\d+)$')
 _DSTATE = re.compile(r'dcache: dentry-state: (\d+)\s')
+_VERIFY = re.compile(r'dcache: dentry_verify: (\w+) (\d+)$')
 
 _RACE = re.compile(r'BUG: KCSAN: data-race in (.*)$')
 # A stack frame: " func+0x12/0x34" (maybe with a module name after it)
@@ -162,6 +165,31 @@ def at_rest(msgs):
 		problems.append('at rest, the dentry hash has %d entries and %d '
 				'reservations for %d dentries' %
 				(stats['entries'], stats['reserved'], dentries))
+	return problems + verified(msgs)
+
+
+def verified(msgs):
+	"""Problems the verifier (/sys/kernel/debug/dcache/verify) found at
+	rest: a hashed dentry not stored once under its hash, another name's
+	dentry stored under it, or entries that no hashed dentry reached from
+	a root accounts for."""
+	v = {}
+	for msg in msgs:
+		m = _VERIFY.search(msg)
+		if m:
+			v[m.group(1)] = int(m.group(2))
+	if set(v) != {'hashed', 'entries', 'wrong', 'strays'}:
+		return ['missing: the verifier\'s walk of the dentry hash at rest']
+	problems = []
+	if v['wrong']:
+		problems.append('at rest, %d hashed dentries are not stored once '
+				'under their hash' % v['wrong'])
+	if v['strays']:
+		problems.append('at rest, %d entries are stored under the hash of '
+				'another name' % v['strays'])
+	if v['hashed'] != v['entries']:
+		problems.append('at rest, %d hashed dentries for %d entries' %
+				(v['hashed'], v['entries']))
 	return problems
 
 

@@ -14,14 +14,16 @@ conversion's DCACHE_HASH_SLOT write and step_into()'s plain read of
 and then only while one stack alone is the conversion's and the read
 lies within the 4 bytes written.  Those three come from the stress's
 first version (the tmpfs cases only) and are judged by its steps alone
-(dcache_check.BASE).  kcsan-window.log (the KCSAN kernel, every step)
-must pass as a whole: in its d_hash_hand / lookup_fast race the value
+(dcache_check.BASE).  kcsan-window.log (the KCSAN kernel, every step,
+from before the verifier) must pass judged by its tmpfs steps: in its d_hash_hand / lookup_fast race the value
 the reader saw change is another writer's (DCACHE_CANT_MOUNT), not the
 conversion's.  kunit-steps.log (the KASAN/lockdep kernel, every
 step of qemu/dcache-init.sh) must pass as a whole, and fail when a step
-failed or is missing, when a selftest failed or none ran, and when the
+failed or is missing, when a selftest failed or none ran, when the
 dentry hash at rest holds a reservation, more entries than there are
-dentries, or was not shown.
+dentries, or was not shown, and when its verifier found a dentry not
+stored once under its hash, an entry of another name there, more
+entries than hashed dentries, or did not run.
 """
 
 import os
@@ -141,11 +143,22 @@ def main():
 			    'dcache: dentry_hash: entries 1000000') for l in full],
 		 False),
 		('no dentry hash at rest', drop(full, 'dentry_hash: '), False),
+		('a dentry not stored once under its hash',
+		 swap(full, 'dcache: dentry_verify: wrong 0',
+		      'dcache: dentry_verify: wrong 1'), False),
+		('an entry under the hash of another name',
+		 swap(full, 'dcache: dentry_verify: strays 0',
+		      'dcache: dentry_verify: strays 1'), False),
+		('an entry no hashed dentry accounts for',
+		 [l.replace('dcache: dentry_verify: entries ',
+			    'dcache: dentry_verify: entries 1') for l in full],
+		 False),
+		('no verifier at rest', drop(full, 'dentry_verify: '), False),
 	]]
 	# The KCSAN kernel, every step: races whose reader saw another
 	# writer's bits change
 	window = read('kcsan-window.log')
-	cases += [(n, l, 0, True, ok, None) for n, l, ok in [
+	cases += [(n, l, 0, True, ok, dcache_check.BASE) for n, l, ok in [
 		('every step, KCSAN', window, True),
 		('every step, KCSAN, a rosebush frame',
 		 swap(window, ' d_hash_hand+0x173/0x1d0', ' rbh_use+0x173/0x1d0'),

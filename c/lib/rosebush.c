@@ -1760,6 +1760,7 @@ static struct rbh_bucket *rbh_fold_locked(struct rbh *rbh, u32 key,
 	rbh_primary_init(rbh, new, d, key);
 	fill.primary = new;
 	fill.tail = new;
+	/* At most RBH_MERGE_MAX entries (rbh_fold_likely()): no spare needed */
 	for (bucket = old; bucket; bucket = rbh_chain_locked(old, bucket)) {
 		rbh_for_each_entry(g, i)
 			if (!rbh_entry_free(bucket, g, i, key))
@@ -2575,7 +2576,9 @@ static void rbh_reinit(struct rbh *rbh)
 /*
  * Slot @i's bucket, under the RCU read lock; *@ref is the slot's first
  * key, *@next the slot after the bucket's range.  The depth is read before
- * the bucket: seeing a merge's lower depth, the walk sees its entries.
+ * the bucket's count and keys: seeing a merge's lower depth, the walk sees
+ * the entries it moved.  (The work's walk of the table needs no acquire:
+ * only the work merges.)
  */
 static struct rbh_bucket *rbh_walk(struct rbh_bucket __rcu **table,
 				   unsigned int depth, unsigned long i,

@@ -68,7 +68,7 @@ PATHS = [
 	]),
 	('a detached directory was spliced into place (file handles)', [
 		('struct dentry *d_splice_alias(',
-		 'WARN_ON_ONCE(!__d_move(new, dentry, false));', 0),
+		 '} else if (!__d_move(new, dentry, false)) {', 0),
 	]),
 	('a lookup compared names with d_compare (vfat)', [
 		('static noinline struct dentry *__d_lookup_rcu_op_compare(',

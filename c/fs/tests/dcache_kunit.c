@@ -319,59 +319,101 @@ static void dcache_test_unreserve(struct kunit *test, struct dentry *dentry)
 }
 
 /*
+ * d_splice_alias() of @inode for @name under @top, the looked-up dentry
+ * first made to lose its entry: return what it returned, having checked
+ * that the looked-up dentry was left unhashed, negative, owning nothing
+ * and stored nowhere.
+ */
+static struct dentry *dcache_test_splice_lost(struct kunit *test,
+					      struct dentry *top,
+					      const char *name,
+					      struct inode *inode)
+{
+	DECLARE_WAIT_QUEUE_HEAD_ONSTACK(wq);
+	struct dentry *dentry, *alias;
+
+	inode_lock_shared(d_inode(top));
+	dentry = dcache_test_in_lookup(test, top, name, &wq);
+	dcache_test_unreserve(test, dentry);
+	alias = d_splice_alias(igrab(inode), dentry);
+	d_lookup_done(dentry);
+	inode_unlock_shared(d_inode(top));
+	KUNIT_EXPECT_TRUE(test, d_unhashed(dentry));
+	KUNIT_EXPECT_TRUE(test, d_is_negative(dentry));
+	KUNIT_EXPECT_FALSE(test, dcache_test_owns(dentry));
+	KUNIT_EXPECT_EQ(test, dcache_test_stored(dentry->d_name.hash, NULL), 0);
+	dput(dentry);
+	if (!IS_ERR_OR_NULL(alias) && alias != ERR_PTR(-ESTALE))
+		dput(alias);
+	return alias;
+}
+
+/* @old, a directory alias, is where it was: its name, its one entry */
+static void dcache_test_unmoved(struct kunit *test, struct dentry *old,
+				const char *name)
+{
+	KUNIT_EXPECT_STREQ(test, (const char *)old->d_name.name, name);
+	KUNIT_EXPECT_PTR_EQ(test, dcache_test_lookup(old->d_parent, name), old);
+	KUNIT_EXPECT_EQ(test, dcache_test_stored(old->d_name.hash, old), 1);
+	KUNIT_EXPECT_EQ(test, d_count(old), 1);
+}
+
+/*
  * d_splice_alias() of a directory whose alias it must move, once the
- * looked-up dentry has lost the entry it gives the alias (which the
- * callers' locks exclude today; a stub of d_hash_reserve() keeps it
- * lost): -ESTALE, and each alias left where it was, a connected one
- * (__d_unalias()) under its old name, a root on s_roots.
+ * looked-up dentry has lost the entry it gives the alias: a state no
+ * caller can reach (d_hash_reserve() would warn of it), made here by
+ * releasing the entry and stubbing d_hash_reserve() out.  -ESTALE, and
+ * each alias where it was: a connected one under the same parent and
+ * under another (__d_unalias(), which then takes and drops the rename
+ * mutex and that parent's lock), and a root, still on s_roots.
  */
 static void dcache_splice_lost_entry(struct kunit *test)
 {
-	DECLARE_WAIT_QUEUE_HEAD_ONSTACK(wq);
 	struct vfsmount *mnt = dcache_test_mount(test);
-	struct dentry *top = mnt->mnt_sb->s_root;
-	struct dentry *old, *root, *dentry, *alias;
-	struct inode *dir, *rdir;
+	struct super_block *sb = mnt->mnt_sb;
+	struct dentry *top = sb->s_root;
+	struct dentry *old, *sub, *far, *root;
+	struct inode *dir, *fardir, *rdir;
 
-	dir = dcache_test_inode(test, mnt->mnt_sb, S_IFDIR | 0755);
+	dir = dcache_test_inode(test, sb, S_IFDIR | 0755);
 	old = d_alloc_name(top, "old");
 	KUNIT_ASSERT_NOT_NULL(test, old);
 	d_add(old, dir);
-	rdir = dcache_test_inode(test, mnt->mnt_sb, S_IFDIR | 0755);
+	sub = d_alloc_name(top, "sub");
+	KUNIT_ASSERT_NOT_NULL(test, sub);
+	d_add(sub, dcache_test_inode(test, sb, S_IFDIR | 0755));
+	fardir = dcache_test_inode(test, sb, S_IFDIR | 0755);
+	far = d_alloc_name(sub, "far");
+	KUNIT_ASSERT_NOT_NULL(test, far);
+	d_add(far, fardir);
+	rdir = dcache_test_inode(test, sb, S_IFDIR | 0755);
 	root = d_obtain_root(rdir);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, root);
 	kunit_activate_static_stub(test, d_hash_reserve, dcache_test_no_reserve);
 
-	inode_lock_shared(d_inode(top));
-	dentry = dcache_test_in_lookup(test, top, "new", &wq);
-	dcache_test_unreserve(test, dentry);
-	alias = d_splice_alias(igrab(dir), dentry);
-	d_lookup_done(dentry);
-	inode_unlock_shared(d_inode(top));
-	KUNIT_EXPECT_PTR_EQ(test, alias, ERR_PTR(-ESTALE));
-	if (!IS_ERR_OR_NULL(alias))
-		dput(alias);
-	KUNIT_EXPECT_STREQ(test, (const char *)old->d_name.name, "old");
-	KUNIT_EXPECT_PTR_EQ(test, dcache_test_lookup(top, "old"), old);
-	KUNIT_EXPECT_NULL(test, dcache_test_lookup(top, "new"));
-	KUNIT_EXPECT_TRUE(test, dcache_test_owns(old));
-	dput(dentry);
+	KUNIT_EXPECT_PTR_EQ(test, dcache_test_splice_lost(test, top, "new", dir),
+			    ERR_PTR(-ESTALE));
+	dcache_test_unmoved(test, old, "old");
 
-	inode_lock_shared(d_inode(top));
-	dentry = dcache_test_in_lookup(test, top, "dir", &wq);
-	dcache_test_unreserve(test, dentry);
-	alias = d_splice_alias(igrab(rdir), dentry);
-	d_lookup_done(dentry);
-	inode_unlock_shared(d_inode(top));
-	KUNIT_EXPECT_PTR_EQ(test, alias, ERR_PTR(-ESTALE));
-	if (!IS_ERR_OR_NULL(alias))
-		dput(alias);
+	KUNIT_EXPECT_PTR_EQ(test,
+			    dcache_test_splice_lost(test, top, "near", fardir),
+			    ERR_PTR(-ESTALE));
+	dcache_test_unmoved(test, far, "far");
+	KUNIT_EXPECT_TRUE(test, mutex_trylock(&sb->s_vfs_rename_mutex));
+	mutex_unlock(&sb->s_vfs_rename_mutex);
+	KUNIT_EXPECT_TRUE(test, inode_trylock(d_inode(sub)));
+	inode_unlock(d_inode(sub));
+
+	KUNIT_EXPECT_PTR_EQ(test, dcache_test_splice_lost(test, top, "dir", rdir),
+			    ERR_PTR(-ESTALE));
 	KUNIT_EXPECT_TRUE(test, IS_ROOT(root));
 	KUNIT_EXPECT_TRUE(test, d_on_roots(root));
-	KUNIT_EXPECT_NULL(test, dcache_test_lookup(top, "dir"));
-	dput(dentry);
+	KUNIT_EXPECT_FALSE(test, d_unhashed(root));
+	KUNIT_EXPECT_EQ(test, d_count(root), 1);
 
 	dput(root);
+	dput(far);
+	dput(sub);
 	dput(old);
 	dcache_test_unmount(test, mnt);
 }
