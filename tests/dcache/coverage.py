@@ -68,7 +68,7 @@ PATHS = [
 	]),
 	('a detached directory was spliced into place (file handles)', [
 		('struct dentry *d_splice_alias(',
-		 '} else if (!__d_move(new, dentry, false)) {', 0),
+		 'bool moved = __d_move(new, dentry, false);', 0),
 	]),
 	('a lookup compared names with d_compare (vfat)', [
 		('static noinline struct dentry *__d_lookup_rcu_op_compare(',
