@@ -814,6 +814,57 @@ static void dcache_long_names(struct kunit *test)
 	dcache_test_unmount(test, mnt);
 }
 
+#ifdef CONFIG_DEBUG_FS
+/* The verifier's walk of @sb: what /sys/kernel/debug/dcache/verify counts */
+static struct dentry_hash_verify dcache_test_verify(struct super_block *sb)
+{
+	struct dentry_hash_verify v = { };
+
+	dentry_hash_verify_sb(sb, &v);
+	return v;
+}
+
+/*
+ * The verifier on the suite's own filesystem: clean; with a hashed
+ * dentry also stored under another name's hash (a stray there); with one
+ * stored twice under its own (wrong); clean again once both are removed.
+ */
+static void dcache_verify(struct kunit *test)
+{
+	struct vfsmount *mnt = dcache_test_mount(test);
+	struct super_block *sb = mnt->mnt_sb;
+	struct dentry *a = dcache_test_add(test, sb->s_root, "a");
+	struct dentry *b = dcache_test_add(test, sb->s_root, "b");
+	unsigned int ha = a->d_name.hash;
+	struct dentry_hash_verify v;
+
+	KUNIT_ASSERT_NE(test, ha, b->d_name.hash);
+	v = dcache_test_verify(sb);
+	KUNIT_EXPECT_EQ(test, v.hashed, 2UL);
+	KUNIT_EXPECT_EQ(test, v.wrong, 0UL);
+	KUNIT_EXPECT_EQ(test, v.strays, 0UL);
+
+	KUNIT_ASSERT_EQ(test, rbh_insert(&dentry_hash, ha, b), 0);
+	v = dcache_test_verify(sb);
+	KUNIT_EXPECT_EQ(test, v.wrong, 0UL);
+	KUNIT_EXPECT_EQ(test, v.strays, 1UL);
+	KUNIT_EXPECT_EQ(test, rbh_remove(&dentry_hash, ha, b), 0);
+
+	KUNIT_ASSERT_EQ(test, rbh_insert(&dentry_hash, ha, a), 0);
+	v = dcache_test_verify(sb);
+	KUNIT_EXPECT_EQ(test, v.wrong, 1UL);
+	KUNIT_EXPECT_EQ(test, v.strays, 0UL);
+	KUNIT_EXPECT_EQ(test, rbh_remove(&dentry_hash, ha, a), 0);
+
+	v = dcache_test_verify(sb);
+	KUNIT_EXPECT_EQ(test, v.hashed, 2UL);
+	KUNIT_EXPECT_EQ(test, v.wrong + v.strays, 0UL);
+	dput(b);
+	dput(a);
+	dcache_test_unmount(test, mnt);
+}
+#endif
+
 static struct kunit_case dcache_hash_cases[] = {
 	KUNIT_CASE(dcache_roots_drop),
 	KUNIT_CASE(dcache_roots_umount),
@@ -830,6 +881,9 @@ static struct kunit_case dcache_hash_cases[] = {
 	KUNIT_CASE(dcache_unused),
 	KUNIT_CASE(dcache_parallel_add),
 	KUNIT_CASE(dcache_long_names),
+#ifdef CONFIG_DEBUG_FS
+	KUNIT_CASE(dcache_verify),
+#endif
 	{}
 };
 
