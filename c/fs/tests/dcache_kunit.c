@@ -827,7 +827,9 @@ static struct dentry_hash_verify dcache_test_verify(struct super_block *sb)
 /*
  * The verifier on the suite's own filesystem: clean; with a hashed
  * dentry also stored under another name's hash (a stray there); with one
- * stored twice under its own (wrong); clean again once both are removed.
+ * stored twice under its own, and an unhashed one stored (wrong); clean
+ * again once they are removed.  A removal that fails leaves its dentry
+ * referenced, lest the hash keep a freed one.
  */
 static void dcache_verify(struct kunit *test)
 {
@@ -835,9 +837,11 @@ static void dcache_verify(struct kunit *test)
 	struct super_block *sb = mnt->mnt_sb;
 	struct dentry *a = dcache_test_add(test, sb->s_root, "a");
 	struct dentry *b = dcache_test_add(test, sb->s_root, "b");
+	struct dentry *c = d_alloc_name(sb->s_root, "c");
 	unsigned int ha = a->d_name.hash;
 	struct dentry_hash_verify v;
 
+	KUNIT_ASSERT_NOT_NULL(test, c);
 	KUNIT_ASSERT_NE(test, ha, b->d_name.hash);
 	v = dcache_test_verify(sb);
 	KUNIT_EXPECT_EQ(test, v.hashed, 2UL);
@@ -848,17 +852,23 @@ static void dcache_verify(struct kunit *test)
 	v = dcache_test_verify(sb);
 	KUNIT_EXPECT_EQ(test, v.wrong, 0UL);
 	KUNIT_EXPECT_EQ(test, v.strays, 1UL);
-	KUNIT_EXPECT_EQ(test, rbh_remove(&dentry_hash, ha, b), 0);
+	if (rbh_remove(&dentry_hash, ha, b))
+		KUNIT_FAIL_AND_ABORT(test, "b stays under a's hash");
 
 	KUNIT_ASSERT_EQ(test, rbh_insert(&dentry_hash, ha, a), 0);
+	KUNIT_ASSERT_EQ(test, rbh_insert(&dentry_hash, c->d_name.hash, c), 0);
 	v = dcache_test_verify(sb);
-	KUNIT_EXPECT_EQ(test, v.wrong, 1UL);
+	KUNIT_EXPECT_EQ(test, v.hashed, 2UL);
+	KUNIT_EXPECT_EQ(test, v.wrong, 2UL);
 	KUNIT_EXPECT_EQ(test, v.strays, 0UL);
-	KUNIT_EXPECT_EQ(test, rbh_remove(&dentry_hash, ha, a), 0);
+	if (rbh_remove(&dentry_hash, ha, a) ||
+	    rbh_remove(&dentry_hash, c->d_name.hash, c))
+		KUNIT_FAIL_AND_ABORT(test, "a stays twice, or c stays");
 
 	v = dcache_test_verify(sb);
 	KUNIT_EXPECT_EQ(test, v.hashed, 2UL);
 	KUNIT_EXPECT_EQ(test, v.wrong + v.strays, 0UL);
+	dput(c);
 	dput(b);
 	dput(a);
 	dcache_test_unmount(test, mnt);
