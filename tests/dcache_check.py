@@ -120,6 +120,11 @@ def marked_write_plain_read(msgs, start):
 	6.12 reader of ->d_flags that reads it plain, the race 6.12 has with
 	every ->d_flags writer (dont_mount() / step_into()).
 
+	Every marked 4-byte write in the conversion's functions is one of
+	its ->d_flags helpers (d_set_hashed(), d_clear_hashed(),
+	d_set_slot(), d_clear_slot()): the conversion adds no other
+	WRITE_ONCE() to fs/dcache.c, and rosebush's writes are rbh_* frames.
+
 	The "value changed" line does not say what the write changed: it is
 	the plain reader's view across its whole watch, which other writers
 	of the word change too (tests/dcache/logs/kcsan-window.log: a
