@@ -43,6 +43,13 @@ indentation of its neighbours and not as the body of an "if", "else",
 in its function (at least one of which must be there).  So a test of the
 code fails when a barrier is taken out of the code, moved past the access
 it orders or into a branch, and an anchor that finds no line fails too.
+The sequence counts of <linux/seqlock.h> are read and written by their
+primitives: an access anchored to the line of raw_seqcount_begin() is its
+count's acquire load; one anchored to read_seqcount_retry(),
+write_seqcount_begin() or write_seqcount_end() is its count's read or
+write, and a fence whose TEXT is that call is the primitive's own, on the
+same line (the rmb before read_seqcount_retry()'s read, the wmb after
+write_seqcount_begin()'s write and before write_seqcount_end()'s).
 
 Usage: check-wmm.py [--tree DIR] FILE...
 """
@@ -289,8 +296,33 @@ WRITE_MARKS = [(r'smp_store_release\(\s*&\s*$', 'release'),
                (r'(?:WRITE_ONCE|RCU_INIT_POINTER)\(\s*$', 'once')]
 STRENGTH = {'plain': 0, 'once': 1, 'acquire': 2, 'release': 2}
 
+# The sequence counts of <linux/seqlock.h>: the count is read with
+# smp_load_acquire() when a read section begins, with smp_rmb() and
+# READ_ONCE() when it is checked, and written with a plain increment
+# beside an smp_wmb().  A fence anchored to a primitive (its TEXT the
+# call) is the primitive's own, on its side of the access.
+SEQCOUNT = [(r'\b(?:raw_|read_)seqcount_begin\(', 'R', 'acquire', None, None),
+            (r'\bread_seqcount_retry\(', 'R', 'once', 'rmb', 'before'),
+            (r'\b(?:raw_)?write_seqcount_begin(?:_nested)?\(', 'W', 'plain',
+             'wmb', 'after'),
+            (r'\b(?:raw_)?write_seqcount_end\(', 'W', 'plain', 'wmb',
+             'before')]
+
+
+def seqcount(text):
+    """(kind, mark, fence, side) of the seqcount primitive text calls."""
+    for pat, kind, mark, fence, side in SEQCOUNT:
+        if re.search(pat, text):
+            return kind, mark, fence, side
+    return None
+
 
 def source_mark(kind, line, text):
+    seq = seqcount(text)
+    if seq:
+        if seq[0] != kind:
+            raise Refused(f'"{line.strip()}" does not {kind} its count')
+        return seq[1]
     i = line.index(text)
     before, after = line[:i], line[i + len(text):]
     for pat, mark in (READ_MARKS if kind == 'R' else WRITE_MARKS):
@@ -439,6 +471,12 @@ def resolve_anchors(test, tree):
             found = [n for n, l in body
                      if (lo or 0) < n < (hi or 1 << 30) and l.strip() == text
                      and indent(l) in levels and not in_branch(body, n)]
+            # or the fence of a seqcount primitive, on its access's line
+            seq = seqcount(text)
+            if not found and seq and seq[2] == s.fence:
+                n = lo if seq[3] == 'after' else hi
+                if n is not None and text in lines[n]:
+                    found = [n]
             if found:
                 s.note = f'{s.path}:{found[0]}'
             else:

@@ -8,6 +8,8 @@
 #  3. The series' Documentation/litmus-tests/rosebush/, with their
 #     anchors resolved in the tree: rosebush's barriers as the code has
 #     them.  ROSEBUSH_WORK may name a copy of the tree (tests/mutants/).
+#  4. The series' Documentation/litmus-tests/dcache/: the dentry hash's
+#     orderings, as fs/dcache.c has them.
 set -euo pipefail
 
 : "${ROSEBUSH_WORK:?}"
@@ -53,9 +55,17 @@ if [ ${#ours[@]} -eq 0 ]; then
 fi
 python3 "$checker" --tree "$tree" "${ours[@]}" || status=1
 
+echo "check-wmm: the dentry hash (Documentation/litmus-tests/dcache)"
+dcache=("$tree"/Documentation/litmus-tests/dcache/*.litmus)
+if [ ${#dcache[@]} -eq 0 ]; then
+	echo "check-wmm: no litmus tests in $tree/Documentation/litmus-tests/dcache" >&2
+	exit 1
+fi
+python3 "$checker" --tree "$tree" "${dcache[@]}" || status=1
+
 if [ $status -ne 0 ]; then
 	echo "check-wmm: FAILED" >&2
 else
-	echo "check-wmm: passed (${#lkmm[@]} kernel tests, $(ls "$top"/tests/wmm/*.litmus | wc -l) controls, ${#ours[@]} rosebush tests)"
+	echo "check-wmm: passed (${#lkmm[@]} kernel tests, $(ls "$top"/tests/wmm/*.litmus | wc -l) controls, ${#ours[@]} rosebush tests, ${#dcache[@]} dcache tests)"
 fi
 exit $status

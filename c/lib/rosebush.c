@@ -2515,9 +2515,7 @@ void rbh_iter_unlock(struct rbh_iter *rbhi)
 }
 EXPORT_SYMBOL_GPL(rbh_iter_unlock);
 
-/*
- * Initialisation, emptiness, statistics and destruction.
- */
+/* Initialisation, emptiness, statistics and destruction */
 
 #define RBH_VALID_FLAGS	(RBH_ACCOUNT | RBH_RECLAIMABLE)
 
@@ -2614,16 +2612,12 @@ bool rbh_empty(const struct rbh *rbh)
 
 	rcu_read_lock();
 	table = rbh_untag(rbh_table_word(rbh), &depth);
-	if (table) {
-		for (i = 0; i < (1UL << depth); i = next) {
-			primary = rbh_walk(table, depth, i, &ref, &next);
-			for (bucket = primary; bucket;
-			     bucket = rcu_dereference(bucket->h.chain))
-				if (READ_ONCE(bucket->h.count))
-					empty = false;
-			if (!empty)
-				break;
-		}
+	for (i = 0; table && empty && i < (1UL << depth); i = next) {
+		primary = rbh_walk(table, depth, i, &ref, &next);
+		for (bucket = primary; bucket;
+		     bucket = rcu_dereference(bucket->h.chain))
+			if (READ_ONCE(bucket->h.count))
+				empty = false;
 	}
 	rcu_read_unlock();
 	return empty;
@@ -2658,9 +2652,10 @@ static unsigned int rbh_stats_bucket(struct rbh_bucket *bucket, u32 ref,
  * @rbh: The rosebush.
  * @stats: Where to store the description.
  *
- * A snapshot, maybe inconsistent, taken under one RCU read lock.
+ * A snapshot, maybe inconsistent: the walk lets the scheduler and resizes
+ * in between batches of buckets, and goes on in the current table.
  *
- * Context: Process context.  Takes the RCU read lock.
+ * Context: Process context.  May sleep.
  */
 void rbh_stats(struct rbh *rbh, struct rbh_stats *stats)
 {
@@ -2668,6 +2663,7 @@ void rbh_stats(struct rbh *rbh, struct rbh_stats *stats)
 	struct rbh_bucket *primary, *bucket;
 	unsigned int depth, used;
 	unsigned long i, next;
+	u64 pos;
 	u32 ref;
 
 	memset(stats, 0, sizeof(*stats));
@@ -2677,25 +2673,33 @@ void rbh_stats(struct rbh *rbh, struct rbh_stats *stats)
 	stats->splits = READ_ONCE(rbh->rbh_splits);
 	stats->merges = READ_ONCE(rbh->rbh_merges);
 
+	might_sleep();
 	rcu_read_lock();
-	table = rbh_untag(rbh_table_word(rbh), &depth);
-	if (table) {
+	for (pos = 0; pos < BIT_ULL(32); pos = (u64)next << (32 - depth)) {
+		if (stats->buckets && !(stats->buckets % RBH_WALK_BATCH)) {
+			rcu_read_unlock();
+			cond_resched();
+			rcu_read_lock();
+		}
+		table = rbh_untag(rbh_table_word(rbh), &depth);
+		if (!table)
+			break;
 		stats->table_slots = 1UL << depth;
-		stats->bytes = rbh_table_bytes(depth);
-		for (i = 0; i < (1UL << depth); i = next) {
-			primary = rbh_walk(table, depth, i, &ref, &next);
-			stats->buckets++;
-			stats->widest = max(stats->widest, next - i);
-			used = rbh_stats_bucket(primary, ref, true, stats);
-			stats->occupancy[min_t(unsigned int, used, RBH_ENTRIES)]++;
-			bucket = primary;
-			while ((bucket = rcu_dereference(bucket->h.chain))) {
-				stats->overflow_buckets++;
-				rbh_stats_bucket(bucket, ref, false, stats);
-			}
+		i = rbh_index(pos, depth);
+		primary = rbh_walk(table, depth, i, &ref, &next);
+		stats->buckets++;
+		stats->widest = max(stats->widest, next - i);
+		used = rbh_stats_bucket(primary, ref, true, stats);
+		stats->occupancy[min_t(unsigned int, used, RBH_ENTRIES)]++;
+		bucket = primary;
+		while ((bucket = rcu_dereference(bucket->h.chain))) {
+			stats->overflow_buckets++;
+			rbh_stats_bucket(bucket, ref, false, stats);
 		}
 	}
 	rcu_read_unlock();
+	if (stats->table_slots)
+		stats->bytes += rbh_table_bytes(ilog2(stats->table_slots));
 }
 EXPORT_SYMBOL_GPL(rbh_stats);
 

@@ -29,20 +29,19 @@
 //!
 //! # Sleeping while a guard lives
 //!
-//! Sleeping in an RCU read-side critical section is a bug on every kernel, and without
-//! preemptible RCU it frees borrowed values: the sleep is a quiescent state, so a grace period can
-//! end, and the reaper drop a value, while the guard that borrows it still lives
-//! ([`Rosebush::flush_removed`], which waits for that grace period, deadlocks instead under
-//! preemptible RCU). The methods that may sleep, [`Rosebush::insert`], [`Rosebush::reserve`],
-//! [`Rosebush::flush_removed`], [`Map::insert`] and the destructors, must therefore not be called
-//! while this task holds an [`rcu::Guard`] or a [`Locked`], as no other sleeping function of the
-//! kernel crate may be (locking a `Mutex`, allocating with `GFP_KERNEL`). The types do not
-//! prevent it, for these methods any more than for those: that is a known gap of the kernel
-//! crate, which static analysis (klint) is to close. Until then, each of these methods reaches
-//! `might_sleep()` before it first sleeps, so that a kernel built with
-//! `CONFIG_DEBUG_ATOMIC_SLEEP` reports such a call the first time it is made, whether or not it
-//! sleeps then; other kernels report nothing. Removals and replacements never sleep and may be
-//! made under a guard.
+//! Sleeping in an RCU read-side critical section is a bug on every kernel, and without preemptible
+//! RCU it frees borrowed values: the sleep is a quiescent state, so a grace period can end, and the
+//! reaper drop a value, while the guard that borrows it still lives ([`Rosebush::flush_removed`],
+//! which waits for that grace period, deadlocks instead under preemptible RCU). The methods that
+//! may sleep, [`Rosebush::insert`], [`Rosebush::reserve`], [`Rosebush::flush_removed`],
+//! [`Rosebush::stats`], [`Map::insert`], [`Map::stats`] and the destructors, must therefore not be
+//! called while this task holds an [`rcu::Guard`] or a [`Locked`], as no other sleeping function of
+//! the kernel crate may be (locking a `Mutex`, allocating with `GFP_KERNEL`). The types do not
+//! prevent it, for these methods any more than for those: that is a known gap of the kernel crate,
+//! which static analysis (klint) is to close. Until then, each of these methods reaches
+//! `might_sleep()` before it first sleeps, so that a kernel built with `CONFIG_DEBUG_ATOMIC_SLEEP`
+//! reports such a call the first time it is made, whether or not it sleeps then; other kernels
+//! report nothing. Removals and replacements never sleep and may be made under a guard.
 //!
 //! Here the test task borrows values while a writer on a workqueue replaces and removes them.
 //! Values are poisoned when dropped, so a value dropped too early is seen (and reported by
@@ -862,7 +861,7 @@ impl<T: Send + 'static> Rosebush<T> {
     ///
     /// # Context
     ///
-    /// Process context; takes the RCU read lock.
+    /// Process context; may sleep (it lets the scheduler in as it walks the table).
     ///
     /// # Examples
     ///

@@ -1088,6 +1088,8 @@ static double bench_results[BENCH_NR_SIZES][BENCH_NR_WORKLOADS]
 			   [BENCH_MAX_REPEATS];
 static double bench_bytes[BENCH_NR_SIZES][BENCH_NR_TABLES][BENCH_MAX_REPEATS];
 static struct rbh_stats bench_rbh_stats[BENCH_NR_SIZES];
+/* How long each rbh_stats() took to walk the table */
+static double bench_rbh_stats_ns[BENCH_NR_SIZES];
 static unsigned long bench_checked, bench_misses, bench_expected_misses;
 
 static void bench_check(const struct bench_table *tbl, enum bench_workload w,
@@ -1251,8 +1253,14 @@ static void bench_one(unsigned int size, unsigned int table, unsigned int rep)
 	}
 	if (rep == 0 && tbl->huge)
 		tbl->huge(stdout);
-	if (table == BENCH_ROSEBUSH && rep == 0)
+	if (table == BENCH_ROSEBUSH && rep == 0) {
+		struct timespec t0, t1;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 		rbh_stats(&bench_rbh, &bench_rbh_stats[size]);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		bench_rbh_stats_ns[size] = bench_ns(&t0, &t1);
+	}
 
 	for (w = BENCH_UNIFORM; w < BENCH_NR_WORKLOADS; w++) {
 		for (threads = 1; threads <= bench_max_threads(w); threads++) {
@@ -1403,7 +1411,8 @@ static void bench_print_occupancy(unsigned int nr_sizes)
 
 	printf("\n# rosebush after the fill (rbh_stats): %u entries per bucket;\n"
 	       "# spilled: entries outside their home group (a second line to read);\n"
-	       "# occupancy: how many buckets hold 0, 1, ... %u entries\n",
+	       "# occupancy: how many buckets hold 0, 1, ... %u entries;\n"
+	       "# walk: how long rbh_stats() took to walk it\n",
 	       bench_rbh_stats[0].bucket_capacity,
 	       bench_rbh_stats[0].bucket_capacity);
 	for (size = 0; size < nr_sizes; size++) {
@@ -1418,7 +1427,7 @@ static void bench_print_occupancy(unsigned int nr_sizes)
 		printf(" occupancy");
 		for (k = 0; k <= s->bucket_capacity; k++)
 			printf(" %lu", s->occupancy[k]);
-		printf("\n");
+		printf(", walk %.2f ms\n", bench_rbh_stats_ns[size] / 1e6);
 	}
 }
 

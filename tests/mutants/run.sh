@@ -18,11 +18,14 @@ scratch=$ROSEBUSH_WORK/mutants
 tree=$ROSEBUSH_WORK/linux
 
 rm -rf "$scratch"
-mkdir -p "$scratch/work/linux/Documentation" "$scratch/pristine"
+mkdir -p "$scratch/work/linux/Documentation" "$scratch/work/linux/fs" \
+	"$scratch/pristine"
 for d in lib include tools; do
 	cp -a "$tree/$d" "$scratch/work/linux/"
 done
 cp -a "$tree/Documentation/litmus-tests" "$scratch/work/linux/Documentation/"
+# check-wmm's tests of the dentry hash read fs/dcache.c
+cp -a "$tree/fs/dcache.c" "$scratch/work/linux/fs/"
 find "$scratch/work/linux/tools" -name '*.o' -delete
 cp -a "$scratch/work/linux/lib" "$scratch/work/linux/include" "$scratch/pristine/"
 

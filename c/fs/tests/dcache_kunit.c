@@ -6,6 +6,7 @@
  * cases can read its static state.
  */
 #include <kunit/test.h>
+#include <kunit/test-bug.h>
 #include <linux/mount.h>
 #include <linux/namei.h>
 #include <linux/pseudo_fs.h>
@@ -418,6 +419,103 @@ static void dcache_splice_lost_entry(struct kunit *test)
 	dcache_test_unmount(test, mnt);
 }
 
+/* Calls of dcache_test_reserve_late() */
+static int dcache_test_reserves;
+
+/*
+ * In place of d_hash_reserve(): the first call reserves nothing, and puts
+ * d_hash_reserve() back for the next.
+ */
+static void dcache_test_reserve_late(struct dentry *dentry)
+{
+	if (dcache_test_reserves++ == 0)
+		return;
+	kunit_deactivate_static_stub(kunit_get_current_test(), d_hash_reserve);
+	d_hash_reserve(dentry);
+}
+
+/*
+ * d_move() of @dentry over @target, a dropped dentry whose entry is not
+ * reserved the first time round: __d_move() gives up, unlocks what it
+ * locked and is called again.  Then @dentry has @target's name, and is
+ * found by it.
+ */
+static void dcache_test_move_late(struct kunit *test, struct dentry *dentry,
+				  struct dentry *target)
+{
+	struct dentry *parent = target->d_parent;
+
+	d_drop(target);
+	KUNIT_ASSERT_FALSE(test, dcache_test_owns(target));
+	dcache_test_reserves = 0;
+	kunit_activate_static_stub(test, d_hash_reserve,
+				   dcache_test_reserve_late);
+	d_move(dentry, target);
+	KUNIT_EXPECT_EQ(test, dcache_test_reserves, 2);
+	KUNIT_EXPECT_PTR_EQ(test, dentry->d_parent, parent);
+	KUNIT_EXPECT_FALSE(test, d_unhashed(dentry));
+	KUNIT_EXPECT_PTR_EQ(test, dcache_test_lookup(parent,
+			(const char *)target->d_name.name), dentry);
+	KUNIT_EXPECT_FALSE(test, spin_is_locked(&dentry->d_lock));
+	KUNIT_EXPECT_FALSE(test, spin_is_locked(&target->d_lock));
+	KUNIT_EXPECT_FALSE(test, spin_is_locked(&parent->d_lock));
+}
+
+/*
+ * __d_move()'s return when the target owns no entry, in each of the four
+ * ways it locks the parents: @dentry a root; its parent not an ancestor of
+ * the target; the target's parent; and an ancestor further up.  A lock it
+ * left held would be taken again by the second call.
+ */
+static void dcache_move_lost_entry(struct kunit *test)
+{
+	struct vfsmount *mnt = dcache_test_mount(test);
+	struct super_block *sb = mnt->mnt_sb;
+	struct dentry *top = sb->s_root;
+	struct dentry *sub, *a, *b, *root;
+
+	sub = d_alloc_name(top, "sub");
+	KUNIT_ASSERT_NOT_NULL(test, sub);
+	d_add(sub, dcache_test_inode(test, sb, S_IFDIR | 0755));
+
+	root = d_obtain_root(dcache_test_inode(test, sb, S_IFDIR | 0755));
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, root);
+	b = dcache_test_add(test, top, "b1");
+	inode_lock(d_inode(top));
+	dcache_test_move_late(test, root, b);
+	inode_unlock(d_inode(top));
+	KUNIT_EXPECT_TRUE(test, dcache_test_roots_empty(sb));
+	dput(b);
+	dput(root);
+
+	a = dcache_test_add(test, sub, "a");
+	b = dcache_test_add(test, top, "b2");
+	lock_rename(sub, top);
+	dcache_test_move_late(test, a, b);
+	unlock_rename(sub, top);
+	dput(b);
+	dput(a);
+
+	a = dcache_test_add(test, top, "a");
+	b = dcache_test_add(test, top, "b3");
+	inode_lock(d_inode(top));
+	dcache_test_move_late(test, a, b);
+	inode_unlock(d_inode(top));
+	dput(b);
+	dput(a);
+
+	a = dcache_test_add(test, top, "a");
+	b = dcache_test_add(test, sub, "b4");
+	lock_rename(top, sub);
+	dcache_test_move_late(test, a, b);
+	unlock_rename(top, sub);
+	dput(b);
+	dput(a);
+
+	dput(sub);
+	dcache_test_unmount(test, mnt);
+}
+
 /* d_move() over a hashed target: the moved dentry alone has the name */
 static void dcache_move_hashed(struct kunit *test)
 {
@@ -686,6 +784,36 @@ static void dcache_move_dropped(struct kunit *test)
 }
 
 /*
+ * d_move() of a dentry that was dropped: it takes the target's entry, and
+ * is marked hashed again (inside its ->d_seq write section).
+ */
+static void dcache_move_dropped_dentry(struct kunit *test)
+{
+	struct vfsmount *mnt = dcache_test_mount(test);
+	struct dentry *top = mnt->mnt_sb->s_root;
+	struct dentry *a, *b;
+
+	a = dcache_test_add(test, top, "a");
+	b = dcache_test_add(test, top, "b");
+	d_drop(a);
+	KUNIT_EXPECT_FALSE(test, dcache_test_owns(a));
+	inode_lock(d_inode(top));
+	d_move(a, b);
+	inode_unlock(d_inode(top));
+	KUNIT_EXPECT_FALSE(test, d_unhashed(a));
+	KUNIT_EXPECT_TRUE(test, dcache_test_owns(a));
+	KUNIT_EXPECT_TRUE(test, d_unhashed(b));
+	KUNIT_EXPECT_FALSE(test, dcache_test_owns(b));
+	KUNIT_EXPECT_EQ(test, dcache_test_stored(dcache_test_hash(top, "b"), a), 1);
+	KUNIT_EXPECT_EQ(test, dcache_test_stored(dcache_test_hash(top, "a"), a), 0);
+	KUNIT_EXPECT_PTR_EQ(test, dcache_test_lookup(top, "b"), a);
+
+	dput(b);
+	dput(a);
+	dcache_test_unmount(test, mnt);
+}
+
+/*
  * d_alloc_nohash() reserves nothing; hashing its dentry anyway reserves
  * then.
  */
@@ -881,11 +1009,13 @@ static struct kunit_case dcache_hash_cases[] = {
 	KUNIT_CASE(dcache_roots_splice),
 	KUNIT_CASE(dcache_unalias),
 	KUNIT_CASE(dcache_splice_lost_entry),
+	KUNIT_CASE(dcache_move_lost_entry),
 	KUNIT_CASE(dcache_move_hashed),
 	KUNIT_CASE(dcache_move_unhashed),
 	KUNIT_CASE(dcache_exchange),
 	KUNIT_CASE(dcache_drop_rehash),
 	KUNIT_CASE(dcache_move_dropped),
+	KUNIT_CASE(dcache_move_dropped_dentry),
 	KUNIT_CASE(dcache_equal_hashes),
 	KUNIT_CASE(dcache_nohash),
 	KUNIT_CASE(dcache_unused),
