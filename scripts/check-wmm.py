@@ -310,9 +310,10 @@ SEQCOUNT = [(r'\b(?:raw_|read_)seqcount_begin\(', 'R', 'acquire', None, None),
 
 
 def seqcount(text):
-    """(kind, mark, fence, side) of the seqcount primitive text calls."""
+    """(kind, mark, fence, side) if text is a call of a seqcount primitive
+    and nothing else."""
     for pat, kind, mark, fence, side in SEQCOUNT:
-        if re.search(pat, text):
+        if re.match(pat, text) and re.fullmatch(r'[\w]+\([^()]*\)', text):
             return kind, mark, fence, side
     return None
 
@@ -471,12 +472,17 @@ def resolve_anchors(test, tree):
             found = [n for n, l in body
                      if (lo or 0) < n < (hi or 1 << 30) and l.strip() == text
                      and indent(l) in levels and not in_branch(body, n)]
-            # or the fence of a seqcount primitive, on its access's line
+            # or the fence of a seqcount primitive, on the line of the
+            # neighbouring access anchored to that same call
             seq = seqcount(text)
             if not found and seq and seq[2] == s.fence:
-                n = lo if seq[3] == 'after' else hi
-                if n is not None and text in lines[n]:
-                    found = [n]
+                side = anchored[:k] if seq[3] == 'after' else anchored[k + 1:]
+                near = [a for a in (reversed(side) if seq[3] == 'after'
+                                    else side)
+                        if a.kind != 'F' and line_in(a) is not None][:1]
+                if near and near[0].hops[-1][1] == text and \
+                        line_in(near[0]) == (lo if seq[3] == 'after' else hi):
+                    found = [line_in(near[0])]
             if found:
                 s.note = f'{s.path}:{found[0]}'
             else:

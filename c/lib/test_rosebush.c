@@ -206,9 +206,10 @@ static void rbh_test_stats(struct kunit *test, struct rbh *rbh,
 		KUNIT_EXPECT_EQ(test, st->entries + st->reserved, 0UL);
 		return;
 	}
-	/* Every bucket, and the table */
-	KUNIT_EXPECT_GE(test, st->bytes, (st->buckets + st->overflow_buckets) *
-			RBH_BUCKET_SIZE + st->table_slots * sizeof(void *));
+	/* Every bucket, and the table (at least 32 bytes), each once */
+	KUNIT_EXPECT_EQ(test, st->bytes, (st->buckets + st->overflow_buckets) *
+			RBH_BUCKET_SIZE + max_t(unsigned long, RBH_SHIFT_MASK + 1,
+						st->table_slots * sizeof(void *)));
 	KUNIT_EXPECT_TRUE_MSG(test, is_power_of_2(st->table_slots),
 			      "%lu table slots", st->table_slots);
 	KUNIT_EXPECT_GE(test, st->table_slots, 2UL);

@@ -480,6 +480,7 @@ static void dcache_move_lost_entry(struct kunit *test)
 
 	root = d_obtain_root(dcache_test_inode(test, sb, S_IFDIR | 0755));
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, root);
+	KUNIT_ASSERT_FALSE(test, dcache_test_roots_empty(sb));
 	b = dcache_test_add(test, top, "b1");
 	inode_lock(d_inode(top));
 	dcache_test_move_late(test, root, b);
@@ -785,7 +786,7 @@ static void dcache_move_dropped(struct kunit *test)
 
 /*
  * d_move() of a dentry that was dropped: it takes the target's entry, and
- * is marked hashed again (inside its ->d_seq write section).
+ * is marked hashed again (where, move-hashed.litmus checks).
  */
 static void dcache_move_dropped_dentry(struct kunit *test)
 {
