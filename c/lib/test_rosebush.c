@@ -2026,11 +2026,12 @@ static u32 rbh_test_odd_hash(unsigned long i)
 /*
  * The summary of a chain's keys lives in its first bucket: when removals
  * empty that bucket and it is unlinked, the next one takes the summary
- * over.  Here the older buckets hold keys that agree at bit 1, which
- * chain without a split; one that differs there goes into a free entry
- * of the second bucket while the table cannot grow, which only the first
- * bucket's summary notes.  Without the summary it takes over, the split
- * would hand the whole chain to one half, and that entry would be lost.
+ * over.  Here the primary bucket holds a key with bit 1 set, so that the
+ * split it asks for divides keys at bit 1; the chain's keys have it
+ * clear, but for one that goes into a free entry of the second bucket,
+ * which only the first bucket's summary notes.  Without the summary it
+ * takes over, the split would hand the whole chain to the half of the
+ * keys with bit 1 clear, and that entry would be lost.
  */
 static void rbh_split_chain_summary(struct kunit *test)
 {
@@ -2038,9 +2039,13 @@ static void rbh_split_chain_summary(struct kunit *test)
 	struct rbh_stats *before = rbh_test_stats_alloc(test);
 	struct rbh_stats *after = rbh_test_stats_alloc(test);
 	unsigned long cap = rbh_test_capacity(test, rbh, before);
-	unsigned long n = 5 * cap, i, odd = n, trigger = n + 1, found;
+	unsigned long n = 5 * cap - 1, i, odd = n, found;
 
 	rbh_test_faults_init(test);
+	/* The first table, then no work to make a deeper one */
+	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_odd_hash(odd + 1),
+					 rbh_test_ptr(odd + 1)), 0);
+	rbh_test_work_off(test, rbh);
 	/* The primary bucket, then 4 overflow buckets, the newest first */
 	for (i = 0; i < n; i++)
 		KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_low_hash(i),
@@ -2048,12 +2053,11 @@ static void rbh_split_chain_summary(struct kunit *test)
 	rbh_test_stats(test, rbh, before);
 	KUNIT_ASSERT_EQ(test, before->overflow_buckets, 4UL);
 	KUNIT_ASSERT_EQ(test, before->table_slots, 2UL);
+	KUNIT_ASSERT_EQ(test, READ_ONCE(rbh->rbh_split_nr), 1U);
 
 	/* A free entry in the second bucket, for a key with bit 1 set */
 	KUNIT_ASSERT_EQ(test, rbh_remove(rbh, rbh_test_low_hash(n - cap - 1),
 					 rbh_test_ptr(n - cap - 1)), 0);
-	/* Without the work, no deeper table: the entry goes to the chain */
-	rbh_test_work_off(test, rbh);
 	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_odd_hash(odd),
 					 rbh_test_ptr(odd)), 0);
 	rbh_test_stats(test, rbh, after);
@@ -2066,12 +2070,7 @@ static void rbh_split_chain_summary(struct kunit *test)
 	rbh_test_stats(test, rbh, after);
 	KUNIT_ASSERT_EQ(test, after->overflow_buckets, 3UL);
 
-	/*
-	 * One more key with bit 1 set, and the work, which the odd entry
-	 * asked to split the bucket, splits it: the chain divides
-	 */
-	KUNIT_ASSERT_EQ(test, rbh_insert(rbh, rbh_test_odd_hash(trigger),
-					 rbh_test_ptr(trigger)), 0);
+	/* The work doubles the table and splits the bucket: the chain divides */
 	rbh_test_work_here(test, rbh);
 	rbh_test_stats(test, rbh, after);
 	KUNIT_EXPECT_GT(test, after->splits, before->splits);
@@ -2080,8 +2079,11 @@ static void rbh_split_chain_summary(struct kunit *test)
 				       rbh_test_ptr(i), NULL);
 		KUNIT_EXPECT_EQ_MSG(test, found, 1UL, "entry %lu", i);
 	}
-	KUNIT_EXPECT_EQ(test, rbh_test_count(rbh, rbh_test_odd_hash(odd),
-					     rbh_test_ptr(odd), NULL), 1UL);
+	for (i = odd; i <= odd + 1; i++) {
+		found = rbh_test_count(rbh, rbh_test_odd_hash(i),
+				       rbh_test_ptr(i), NULL);
+		KUNIT_EXPECT_EQ_MSG(test, found, 1UL, "entry %lu", i);
+	}
 	rbh_test_destroy(test, rbh);
 }
 
