@@ -2,7 +2,7 @@
 
 //! Rosebush, a resizable hash table read under RCU.
 //!
-//! [`Rosebush`] stores values in [`RcuBox`]es under 32-bit hashes the caller computes. Readers
+//! [`Rosebush`] stores values in [`Node`]s under 32-bit hashes the caller computes. Readers
 //! walk a hash under an [`rcu::Guard`] without taking any lock; writers lock only the bucket they
 //! change. [`Map`] builds a keyed map on top of it for types that implement [`Hash`] and [`Eq`].
 //!
@@ -15,7 +15,7 @@
 //! A reader that found a value keeps a reference to it until its [`rcu::Guard`] is dropped, even
 //! if the value is removed meanwhile. So a value that is removed or replaced is not handed back,
 //! and the remover does not wait: the rosebush links it into a list of doomed values (through a
-//! word that every [`RcuBox`] has for this) and queues its reaper, a work item on
+//! word that every [`Node`] has for this) and queues its reaper, a work item on
 //! `system_unbound_wq`, which takes the whole list, waits for one grace period
 //! (`synchronize_rcu()`) and drops what it took. Many removals thus share one grace period.
 //!
@@ -191,33 +191,33 @@ use core::{
 /// for one: a [`KBox`] with one more word, which links it into its rosebush's list of doomed
 /// values once it is removed.
 ///
-/// A [`Rosebush`] stores its values in `RcuBox`es. Until it is stored, an `RcuBox` is an
+/// A [`Rosebush`] stores its values in `Node`s. Until it is stored, a `Node` is an
 /// ordinary owned box: it may be changed through [`DerefMut`], unwrapped with
-/// [`RcuBox::into_inner`], and dropping it frees it at once.
+/// [`Node::into_inner`], and dropping it frees it at once.
 ///
 /// # Invariants
 ///
-/// `ptr` comes from [`KBox::into_raw`] of a `KBox<RcuInner<T>>` that this `RcuBox` owns.
+/// `ptr` comes from [`KBox::into_raw`] of a `KBox<NodeInner<T>>` that this `Node` owns.
 ///
 /// # Examples
 ///
 /// ```
-/// use kernel::rosebush::RcuBox;
+/// use kernel::rosebush::Node;
 ///
-/// let mut b = RcuBox::new([1u32, 2], GFP_KERNEL)?;
+/// let mut b = Node::new([1u32, 2], GFP_KERNEL)?;
 /// b[1] = 3;
-/// assert_eq!(RcuBox::into_inner(b), [1, 3]);
+/// assert_eq!(Node::into_inner(b), [1, 3]);
 /// # Ok::<(), Error>(())
 /// ```
-pub struct RcuBox<T: 'static> {
-    ptr: NonNull<RcuInner<T>>,
-    _owns: PhantomData<RcuInner<T>>,
+pub struct Node<T: 'static> {
+    ptr: NonNull<NodeInner<T>>,
+    _owns: PhantomData<NodeInner<T>>,
 }
 
-/// What an [`RcuBox`] points at. The value comes first, so that a pointer to one is a pointer to
+/// What a [`Node`] points at. The value comes first, so that a pointer to one is a pointer to
 /// the other: that is the pointer a rosebush stores.
 #[repr(C)]
-struct RcuInner<T> {
+struct NodeInner<T> {
     value: T,
     /// The next doomed value, once this one is removed: written only by the task that removed it
     /// (before it publishes the box on the rosebush's list), then read only by whoever takes the
@@ -225,28 +225,28 @@ struct RcuInner<T> {
     next: UnsafeCell<*mut c_void>,
 }
 
-// SAFETY: an `RcuBox` owns its `T`, as a `KBox` does.
-unsafe impl<T: Send> Send for RcuBox<T> {}
+// SAFETY: a `Node` owns its `T`, as a `KBox` does.
+unsafe impl<T: Send> Send for Node<T> {}
 
-// SAFETY: a shared `RcuBox` gives out only shared references to its `T`.
-unsafe impl<T: Sync> Sync for RcuBox<T> {}
+// SAFETY: a shared `Node` gives out only shared references to its `T`.
+unsafe impl<T: Sync> Sync for Node<T> {}
 
-impl<T: 'static> RcuBox<T> {
+impl<T: 'static> Node<T> {
     /// Allocates memory with `flags` and moves `value` into it.
     pub fn new(value: T, flags: Flags) -> Result<Self, AllocError> {
         Self::new_or_give_back(value, flags).map_err(|_| AllocError)
     }
 
-    /// Like [`RcuBox::new`], but hands `value` back if memory cannot be allocated.
+    /// Like [`Node::new`], but hands `value` back if memory cannot be allocated.
     fn new_or_give_back(value: T, flags: Flags) -> Result<Self, T> {
-        let Ok(uninit) = KBox::<RcuInner<T>>::new_uninit(flags) else {
+        let Ok(uninit) = KBox::<NodeInner<T>>::new_uninit(flags) else {
             return Err(value);
         };
-        let inner = uninit.write(RcuInner {
+        let inner = uninit.write(NodeInner {
             value,
             next: UnsafeCell::new(ptr::null_mut()),
         });
-        // INVARIANT: the pointer comes from `KBox::into_raw`, and the new `RcuBox` owns it.
+        // INVARIANT: the pointer comes from `KBox::into_raw`, and the new `Node` owns it.
         Ok(Self {
             // SAFETY: `KBox::into_raw` never returns null.
             ptr: unsafe { NonNull::new_unchecked(KBox::into_raw(inner)) },
@@ -267,11 +267,11 @@ impl<T: 'static> RcuBox<T> {
         ManuallyDrop::new(this).ptr.as_ptr().cast()
     }
 
-    /// Takes back a box given up by [`RcuBox::into_raw`].
+    /// Takes back a box given up by [`Node::into_raw`].
     ///
     /// # Safety
     ///
-    /// `p` comes from `RcuBox::<T>::into_raw` and is taken back once; nobody borrows the value
+    /// `p` comes from `Node::<T>::into_raw` and is taken back once; nobody borrows the value
     /// any more.
     unsafe fn from_raw(p: *mut c_void) -> Self {
         // INVARIANT: `p` comes from `into_raw`, so from `KBox::into_raw`, and is owned again.
@@ -282,52 +282,52 @@ impl<T: 'static> RcuBox<T> {
         }
     }
 
-    /// Borrows the value of a box given up by [`RcuBox::into_raw`].
+    /// Borrows the value of a box given up by [`Node::into_raw`].
     ///
     /// # Safety
     ///
-    /// `p` comes from `RcuBox::<T>::into_raw`, and the box is not taken back (nor dropped after
+    /// `p` comes from `Node::<T>::into_raw`, and the box is not taken back (nor dropped after
     /// a grace period) until the borrow ends.
     unsafe fn borrow<'a>(p: *mut c_void) -> &'a T {
-        // SAFETY: by the safety requirements `p` points to a live `RcuInner<T>` for `'a`.
-        unsafe { &(*p.cast::<RcuInner<T>>()).value }
+        // SAFETY: by the safety requirements `p` points to a live `NodeInner<T>` for `'a`.
+        unsafe { &(*p.cast::<NodeInner<T>>()).value }
     }
 
-    /// The link of a box given up by [`RcuBox::into_raw`] into a list of doomed values.
+    /// The link of a box given up by [`Node::into_raw`] into a list of doomed values.
     ///
     /// # Safety
     ///
-    /// `p` comes from `RcuBox::<T>::into_raw` and has not been taken back.
+    /// `p` comes from `Node::<T>::into_raw` and has not been taken back.
     unsafe fn next(p: *mut c_void) -> *mut *mut c_void {
-        // SAFETY: by the safety requirements `p` points to a live `RcuInner<T>`.
-        unsafe { (*p.cast::<RcuInner<T>>()).next.get() }
+        // SAFETY: by the safety requirements `p` points to a live `NodeInner<T>`.
+        unsafe { (*p.cast::<NodeInner<T>>()).next.get() }
     }
 }
 
-impl<T: 'static> Deref for RcuBox<T> {
+impl<T: 'static> Deref for Node<T> {
     type Target = T;
 
     fn deref(&self) -> &T {
-        // SAFETY: by the type invariants `ptr` points to a live `RcuInner<T>` that `self` owns.
+        // SAFETY: by the type invariants `ptr` points to a live `NodeInner<T>` that `self` owns.
         unsafe { &self.ptr.as_ref().value }
     }
 }
 
-impl<T: 'static> DerefMut for RcuBox<T> {
+impl<T: 'static> DerefMut for Node<T> {
     fn deref_mut(&mut self) -> &mut T {
         // SAFETY: as in `deref`; `&mut self` makes the access exclusive.
         unsafe { &mut self.ptr.as_mut().value }
     }
 }
 
-impl<T: 'static> Drop for RcuBox<T> {
+impl<T: 'static> Drop for Node<T> {
     fn drop(&mut self) {
         // SAFETY: by the type invariants `ptr` comes from `KBox::into_raw` and is owned by `self`.
         drop(unsafe { KBox::from_raw(self.ptr.as_ptr()) });
     }
 }
 
-/// A hash table of values, each stored in an [`RcuBox`] under a 32-bit hash.
+/// A hash table of values, each stored in a [`Node`] under a 32-bit hash.
 ///
 /// Several values may be stored under the same hash, and a walk of a hash may also return values
 /// stored under other hashes: callers check that a value is the one they want, as they would
@@ -348,11 +348,11 @@ impl<T: 'static> Drop for RcuBox<T> {
 /// # Invariants
 ///
 /// - `rbh` was initialised by `__rbh_init()` and is pinned.
-/// - Every pointer stored in `rbh` (reservations aside) comes from `RcuBox::<T>::into_raw` and
+/// - Every pointer stored in `rbh` (reservations aside) comes from `Node::<T>::into_raw` and
 ///   belongs to the rosebush: it is taken back only by `rbh_free_and_destroy()` in `Drop`, or,
 ///   once it is no longer stored, through `doomed`.
-/// - `doomed` is null or the first of a list of pointers from `RcuBox::<T>::into_raw`, linked by
-///   [`RcuBox::next`] and ending with null, which are no longer stored and belong to the
+/// - `doomed` is null or the first of a list of pointers from `Node::<T>::into_raw`, linked by
+///   [`Node::next`] and ending with null, which are no longer stored and belong to the
 ///   rosebush; each was removed from `rbh` before it was added to the list.
 /// - `reaper` is a work item initialised with [`reap::<T>`] as its function, and queued only on
 ///   `system_unbound_wq`.
@@ -361,14 +361,14 @@ impl<T: 'static> Drop for RcuBox<T> {
 ///
 /// ```
 /// use kernel::{
-///     rosebush::{new_rosebush, RcuBox, Rosebush},
+///     rosebush::{new_rosebush, Node, Rosebush},
 ///     sync::rcu,
 /// };
 ///
 /// let rb: Pin<KBox<Rosebush<u64>>> = KBox::pin_init(new_rosebush!(), GFP_KERNEL)?;
-/// rb.insert(7, RcuBox::new(42, GFP_KERNEL)?)?;
-/// rb.insert(7, RcuBox::new(43, GFP_KERNEL)?)?;
-/// rb.insert(8, RcuBox::new(44, GFP_KERNEL)?)?;
+/// rb.insert(7, Node::new(42, GFP_KERNEL)?)?;
+/// rb.insert(7, Node::new(43, GFP_KERNEL)?)?;
+/// rb.insert(8, Node::new(44, GFP_KERNEL)?)?;
 ///
 /// let guard = rcu::read_lock();
 /// // The walk of hash 7 may return 44 too: values are checked.
@@ -396,7 +396,7 @@ impl<T: 'static> Drop for RcuBox<T> {
 /// ```
 /// use kernel::{
 ///     new_condvar, new_mutex,
-///     rosebush::{new_rosebush, RcuBox, Rosebush},
+///     rosebush::{new_rosebush, Node, Rosebush},
 ///     sync::{Arc, CondVar, Mutex},
 /// };
 ///
@@ -441,7 +441,7 @@ impl<T: 'static> Drop for RcuBox<T> {
 ///     }),
 ///     GFP_KERNEL,
 /// )?;
-/// owner.rb.insert(1, RcuBox::new(owner.clone(), GFP_KERNEL)?)?;
+/// owner.rb.insert(1, Node::new(owner.clone(), GFP_KERNEL)?)?;
 /// let mut locked = owner.rb.lock(1);
 /// while locked.next_value().is_some() {
 ///     assert!(locked.remove_current());
@@ -464,8 +464,8 @@ pub struct Rosebush<T: Send + 'static> {
     /// Drops the `doomed` values after a grace period: [`reap`].
     #[pin]
     reaper: Opaque<bindings::work_struct>,
-    // Owns `RcuBox<T>`s; `fn(T) -> T` makes the rosebush invariant in `T`.
-    _values: PhantomData<(RcuBox<T>, fn(T) -> T)>,
+    // Owns `Node<T>`s; `fn(T) -> T` makes the rosebush invariant in `T`.
+    _values: PhantomData<(Node<T>, fn(T) -> T)>,
 }
 
 // SAFETY: moving a `Rosebush` to another task moves the values it owns, which are dropped there:
@@ -550,9 +550,9 @@ impl<T: Send + 'static> Rosebush<T> {
     unsafe fn defer_drop(&self, p: *mut c_void) {
         let mut first = self.doomed.load(Ordering::Relaxed);
         loop {
-            // SAFETY: `p` comes from `RcuBox::<T>::into_raw` (type invariants) and, until the
+            // SAFETY: `p` comes from `Node::<T>::into_raw` (type invariants) and, until the
             // exchange below publishes it, only this task can reach its link.
-            unsafe { *RcuBox::<T>::next(p) = first };
+            unsafe { *Node::<T>::next(p) = first };
             // INVARIANT: `p` was removed before it is added; the release orders the removal and
             // the link before the reaper's acquiring swap.
             match self
@@ -593,7 +593,7 @@ impl<T: Send + 'static> Rosebush<T> {
     /// ```
     /// use core::sync::atomic::{AtomicBool, Ordering};
     /// use kernel::{
-    ///     rosebush::{new_rosebush, RcuBox, Rosebush},
+    ///     rosebush::{new_rosebush, Node, Rosebush},
     ///     sync::rcu,
     ///     time::Ktime,
     /// };
@@ -609,7 +609,7 @@ impl<T: Send + 'static> Rosebush<T> {
     /// }
     ///
     /// let rb: Pin<KBox<Rosebush<Flag>>> = KBox::pin_init(new_rosebush!(), GFP_KERNEL)?;
-    /// rb.insert(1, RcuBox::new(Flag(1), GFP_KERNEL)?)?;
+    /// rb.insert(1, Node::new(Flag(1), GFP_KERNEL)?)?;
     ///
     /// let guard = rcu::read_lock();
     /// let flag = rb.lookup(1, &guard).next().expect("stored");
@@ -652,10 +652,10 @@ impl<T: Send + 'static> Rosebush<T> {
     /// # Examples
     ///
     /// ```
-    /// use kernel::rosebush::{new_rosebush, RcuBox, Rosebush};
+    /// use kernel::rosebush::{new_rosebush, Node, Rosebush};
     ///
     /// let rb: Pin<KBox<Rosebush<u64>>> = KBox::pin_init(new_rosebush!(), GFP_KERNEL)?;
-    /// if let Err(err) = rb.insert(1, RcuBox::new(10, GFP_KERNEL)?) {
+    /// if let Err(err) = rb.insert(1, Node::new(10, GFP_KERNEL)?) {
     ///     // The value is ours again: keep it, or let it go.
     ///     pr_warn!("value {} not stored\n", *err.value);
     ///     return Err(err.error);
@@ -663,10 +663,10 @@ impl<T: Send + 'static> Rosebush<T> {
     /// assert_eq!(rb.stats().entries, 1);
     /// # Ok::<(), Error>(())
     /// ```
-    pub fn insert(&self, hash: u32, value: RcuBox<T>) -> Result<(), InsertError<RcuBox<T>>> {
-        let p = RcuBox::into_raw(value);
+    pub fn insert(&self, hash: u32, value: Node<T>) -> Result<(), InsertError<Node<T>>> {
+        let p = Node::into_raw(value);
         // SAFETY: `self.as_ptr()` is an initialised rosebush (type invariant). Storing `p`
-        // keeps the invariant: it comes from `RcuBox::into_raw`.
+        // keeps the invariant: it comes from `Node::into_raw`.
         let ret = unsafe { bindings::rbh_insert(self.as_ptr(), hash, p) };
         if ret == 0 {
             return Ok(());
@@ -674,7 +674,7 @@ impl<T: Send + 'static> Rosebush<T> {
         Err(InsertError {
             // SAFETY: `p` comes from `into_raw` above and, as `rbh_insert()` failed, was not
             // stored: nobody else has seen it.
-            value: unsafe { RcuBox::from_raw(p) },
+            value: unsafe { Node::from_raw(p) },
             error: Error::from_errno(ret),
         })
     }
@@ -698,14 +698,14 @@ impl<T: Send + 'static> Rosebush<T> {
     ///
     /// ```
     /// use kernel::{
-    ///     rosebush::{new_rosebush, RcuBox, Rosebush},
+    ///     rosebush::{new_rosebush, Node, Rosebush},
     ///     sync::rcu,
     /// };
     ///
     /// let rb: Pin<KBox<Rosebush<u32>>> = KBox::pin_init(new_rosebush!(), GFP_KERNEL)?;
     /// let slot = rb.reserve(5)?;
     /// // Later, perhaps where allocating would be awkward:
-    /// slot.fill(RcuBox::new(5, GFP_KERNEL)?);
+    /// slot.fill(Node::new(5, GFP_KERNEL)?);
     /// assert_eq!(rb.lookup(5, &rcu::read_lock()).count(), 1);
     ///
     /// // A reservation that is not filled is released.
@@ -742,7 +742,7 @@ impl<T: Send + 'static> Rosebush<T> {
     ///
     /// ```
     /// use kernel::{
-    ///     rosebush::{new_rosebush, RcuBox, Rosebush},
+    ///     rosebush::{new_rosebush, Node, Rosebush},
     ///     sync::rcu,
     /// };
     ///
@@ -754,7 +754,7 @@ impl<T: Send + 'static> Rosebush<T> {
     /// let rb: Pin<KBox<Rosebush<Object>>> = KBox::pin_init(new_rosebush!(), GFP_KERNEL)?;
     /// for (key, name) in [(3, "three"), (35, "thirty-five")] {
     ///     // A poor hash, to make the two share one.
-    ///     rb.insert((key % 32) as u32, RcuBox::new(Object { key, name }, GFP_KERNEL)?)?;
+    ///     rb.insert((key % 32) as u32, Node::new(Object { key, name }, GFP_KERNEL)?)?;
     /// }
     ///
     /// let guard = rcu::read_lock();
@@ -794,11 +794,11 @@ impl<T: Send + 'static> Rosebush<T> {
     /// Removing every odd value stored under a hash, under one lock:
     ///
     /// ```
-    /// use kernel::rosebush::{new_rosebush, RcuBox, Rosebush};
+    /// use kernel::rosebush::{new_rosebush, Node, Rosebush};
     ///
     /// let rb: Pin<KBox<Rosebush<u32>>> = KBox::pin_init(new_rosebush!(), GFP_KERNEL)?;
     /// for v in 0..6 {
-    ///     rb.insert(9, RcuBox::new(v, GFP_KERNEL)?)?;
+    ///     rb.insert(9, Node::new(v, GFP_KERNEL)?)?;
     /// }
     /// let mut removed = 0;
     /// let mut locked = rb.lock(9);
@@ -839,7 +839,7 @@ impl<T: Send + 'static> Rosebush<T> {
     /// # Examples
     ///
     /// ```
-    /// use kernel::rosebush::{new_rosebush, RcuBox, Rosebush};
+    /// use kernel::rosebush::{new_rosebush, Node, Rosebush};
     ///
     /// let rb: Pin<KBox<Rosebush<u8>>> = KBox::pin_init(new_rosebush!(), GFP_KERNEL)?;
     /// assert!(rb.is_empty());
@@ -866,11 +866,11 @@ impl<T: Send + 'static> Rosebush<T> {
     /// # Examples
     ///
     /// ```
-    /// use kernel::rosebush::{new_rosebush, RcuBox, Rosebush};
+    /// use kernel::rosebush::{new_rosebush, Node, Rosebush};
     ///
     /// let rb: Pin<KBox<Rosebush<u32>>> = KBox::pin_init(new_rosebush!(), GFP_KERNEL)?;
     /// for i in 0..1000u32 {
-    ///     rb.insert(i.wrapping_mul(0x9e37_79b9), RcuBox::new(i, GFP_KERNEL)?)?;
+    ///     rb.insert(i.wrapping_mul(0x9e37_79b9), Node::new(i, GFP_KERNEL)?)?;
     /// }
     /// let stats = rb.stats();
     /// assert_eq!(stats.entries, 1000);
@@ -998,13 +998,13 @@ macro_rules! rosebush_lock_classes {
 /// Two rosebushes made at different places may be locked one inside the other:
 ///
 /// ```
-/// use kernel::rosebush::{new_rosebush, BucketFlags, RcuBox, Rosebush};
+/// use kernel::rosebush::{new_rosebush, BucketFlags, Node, Rosebush};
 ///
 /// let outer: Pin<KBox<Rosebush<u32>>> = KBox::pin_init(new_rosebush!(), GFP_KERNEL)?;
 /// let inner: Pin<KBox<Rosebush<u32>>> =
 ///     KBox::pin_init(new_rosebush!(BucketFlags::ACCOUNT), GFP_KERNEL)?;
-/// outer.insert(1, RcuBox::new(1, GFP_KERNEL)?)?;
-/// inner.insert(1, RcuBox::new(2, GFP_KERNEL)?)?;
+/// outer.insert(1, Node::new(1, GFP_KERNEL)?)?;
+/// inner.insert(1, Node::new(2, GFP_KERNEL)?)?;
 /// let mut a = outer.lock(1);
 /// let mut b = inner.lock(1);
 /// assert_eq!((a.next_value(), b.next_value()), (Some(&1), Some(&2)));
@@ -1119,14 +1119,14 @@ unsafe extern "C" fn reap<T: Send + 'static>(work: *mut bindings::work_struct) {
 ///
 /// # Safety
 ///
-/// `p` is null or the first of a list of pointers from `RcuBox::<T>::into_raw`, linked by
-/// [`RcuBox::next`], which the caller owns and nobody borrows.
+/// `p` is null or the first of a list of pointers from `Node::<T>::into_raw`, linked by
+/// [`Node::next`], which the caller owns and nobody borrows.
 unsafe fn drop_doomed<T: Send + 'static>(mut p: *mut c_void) {
     while !p.is_null() {
         // SAFETY: by the safety requirements `p` comes from `into_raw`, and is taken back once.
-        let next = unsafe { *RcuBox::<T>::next(p) };
+        let next = unsafe { *Node::<T>::next(p) };
         // SAFETY: as above.
-        drop(unsafe { RcuBox::<T>::from_raw(p) });
+        drop(unsafe { Node::<T>::from_raw(p) });
         p = next;
     }
 }
@@ -1138,9 +1138,9 @@ unsafe fn drop_doomed<T: Send + 'static>(mut p: *mut c_void) {
 /// `p` must have been stored in a rosebush of `T` whose every other user is gone, and be passed
 /// here once.
 unsafe extern "C" fn free_value<T: Send + 'static>(p: *mut c_void, _arg: *mut c_void) {
-    // SAFETY: by the type invariants of `Rosebush`, `p` comes from `RcuBox::<T>::into_raw` and
+    // SAFETY: by the type invariants of `Rosebush`, `p` comes from `Node::<T>::into_raw` and
     // belongs to the rosebush, which is being destroyed: nobody borrows it.
-    drop(unsafe { RcuBox::<T>::from_raw(p) });
+    drop(unsafe { Node::<T>::from_raw(p) });
 }
 
 /// The largest number of entries one bucket holds, on any configuration.
@@ -1204,19 +1204,19 @@ impl<'a, T: Send + 'static> Reservation<'a, T> {
     ///
     /// Does not sleep. Must not be called while this task holds a [`Locked`] (use
     /// [`Reservation::lock`] and [`Locked::fill`] then).
-    pub fn fill(self, value: RcuBox<T>) {
+    pub fn fill(self, value: Node<T>) {
         let this = ManuallyDrop::new(self);
-        let p = RcuBox::into_raw(value);
+        let p = Node::into_raw(value);
         // SAFETY: `this.rb` is an initialised rosebush; by the type invariants a slot is reserved
         // under `this.hash` for this reservation, which is consumed here. Storing `p` keeps the
-        // rosebush's invariant: it comes from `RcuBox::into_raw`.
+        // rosebush's invariant: it comes from `Node::into_raw`.
         let ret = unsafe { bindings::rbh_use(this.rb.as_ptr(), this.hash, p) };
         // `rbh_use()` refuses a null pointer, which `into_raw` never returns, and a hash with no
         // reservation, which the type invariants rule out.
         if ret != 0 {
             crate::pr_warn!("rosebush: rbh_use() failed: {}\n", ret);
             // SAFETY: `p` comes from `into_raw` above and was not stored.
-            drop(unsafe { RcuBox::<T>::from_raw(p) });
+            drop(unsafe { Node::<T>::from_raw(p) });
         }
     }
 
@@ -1247,11 +1247,11 @@ impl<'a, T: Send + 'static> Reservation<'a, T> {
     /// Storing a value only if no equal one is stored:
     ///
     /// ```
-    /// use kernel::rosebush::{new_rosebush, RcuBox, Rosebush};
+    /// use kernel::rosebush::{new_rosebush, Node, Rosebush};
     ///
     /// let rb: Pin<KBox<Rosebush<u32>>> = KBox::pin_init(new_rosebush!(), GFP_KERNEL)?;
     /// for v in [4, 4, 5] {
-    ///     let value = RcuBox::new(v, GFP_KERNEL)?;
+    ///     let value = Node::new(v, GFP_KERNEL)?;
     ///     let mut locked = rb.reserve(v)?.lock();
     ///     let mut clash = false;
     ///     while let Some(old) = locked.next_value() {
@@ -1272,11 +1272,11 @@ impl<'a, T: Send + 'static> Reservation<'a, T> {
     /// the slot:
     ///
     /// ```
-    /// use kernel::rosebush::{new_rosebush, RcuBox, Rosebush};
+    /// use kernel::rosebush::{new_rosebush, Node, Rosebush};
     ///
     /// fn store_if_even(rb: &Rosebush<u32>, v: u32) -> Result {
     ///     // Allocated first: the lock is a spinlock.
-    ///     let value = RcuBox::new(v, GFP_KERNEL)?;
+    ///     let value = Node::new(v, GFP_KERNEL)?;
     ///     let mut locked = rb.reserve(v)?.lock();
     ///     if v % 2 == 1 {
     ///         // Unlocks and releases the slot, then drops `value`.
@@ -1292,7 +1292,7 @@ impl<'a, T: Send + 'static> Reservation<'a, T> {
     /// assert_eq!((stats.entries, stats.reserved), (1, 0));
     ///
     /// // A `Locked` that holds no reservation hands the value back.
-    /// let value = RcuBox::new(3, GFP_KERNEL)?;
+    /// let value = Node::new(3, GFP_KERNEL)?;
     /// let mut locked = rb.lock(3);
     /// let value = locked.fill(value).unwrap_err();
     /// drop(locked);
@@ -1363,10 +1363,10 @@ impl<'a, T: Send + 'static> Iterator for Iter<'a, T> {
             return None;
         }
         // SAFETY: `p` was stored in the rosebush while this task held the RCU read lock, so it
-        // comes from `RcuBox::into_raw`, and it is dropped only after a grace period that begins
+        // comes from `Node::into_raw`, and it is dropped only after a grace period that begins
         // after it is removed, which ends after the read lock of `'a` (type invariants of
         // `Rosebush`). The borrow lasts no longer than `'a`.
-        Some(unsafe { RcuBox::<T>::borrow(p) })
+        Some(unsafe { Node::<T>::borrow(p) })
     }
 }
 
@@ -1402,10 +1402,10 @@ impl<'a, T: Send + 'static> Locked<'a, T> {
         if p.is_null() {
             return None;
         }
-        // SAFETY: `p` is stored in the rosebush, so it comes from `RcuBox::into_raw`; while the
+        // SAFETY: `p` is stored in the rosebush, so it comes from `Node::into_raw`; while the
         // bucket is locked nobody else can remove it, and the borrow ends before `self` is used
         // again.
-        Some(unsafe { RcuBox::<T>::borrow(p) })
+        Some(unsafe { Node::<T>::borrow(p) })
     }
 
     /// Removes the value [`Locked::next_value`] returned last; it is dropped after a grace
@@ -1440,17 +1440,17 @@ impl<'a, T: Send + 'static> Locked<'a, T> {
     /// # Context
     ///
     /// Does not sleep.
-    pub fn replace_current(&mut self, new: RcuBox<T>) -> Result<(), RcuBox<T>> {
+    pub fn replace_current(&mut self, new: Node<T>) -> Result<(), Node<T>> {
         let p = core::mem::replace(&mut self.current, ptr::null_mut());
         if p.is_null() {
             return Err(new);
         }
-        let q = RcuBox::into_raw(new);
+        let q = Node::into_raw(new);
         // SAFETY: `p` is what `rbh_next()` last returned through the locked `self.iter`; storing
-        // `q`, which comes from `RcuBox::into_raw`, keeps the rosebush's invariants.
+        // `q`, which comes from `Node::into_raw`, keeps the rosebush's invariants.
         if !unsafe { bindings::rbh_iter_replace(&mut self.iter, p, q) } {
             // SAFETY: `q` comes from `into_raw` above and was not stored.
-            return Err(unsafe { RcuBox::from_raw(q) });
+            return Err(unsafe { Node::from_raw(q) });
         }
         // SAFETY: `p` was stored in `self.rb` and was just replaced under its bucket lock.
         unsafe { self.rb.defer_drop(p) };
@@ -1469,17 +1469,17 @@ impl<'a, T: Send + 'static> Locked<'a, T> {
     /// # Context
     ///
     /// Does not sleep.
-    pub fn fill(&mut self, value: RcuBox<T>) -> Result<(), RcuBox<T>> {
+    pub fn fill(&mut self, value: Node<T>) -> Result<(), Node<T>> {
         if !self.reserved {
             return Err(value);
         }
-        let p = RcuBox::into_raw(value);
+        let p = Node::into_raw(value);
         // SAFETY: `self.iter` is locked (type invariants) on the hash its reservation is under;
-        // `p` comes from `RcuBox::into_raw`, so storing it keeps the rosebush's invariants.
+        // `p` comes from `Node::into_raw`, so storing it keeps the rosebush's invariants.
         let ret = unsafe { bindings::rbh_iter_use(&mut self.iter, p) };
         if ret != 0 {
             // SAFETY: `p` comes from `into_raw` above and was not stored.
-            return Err(unsafe { RcuBox::from_raw(p) });
+            return Err(unsafe { Node::from_raw(p) });
         }
         // INVARIANT: the slot is used; there is no reservation left to release.
         self.reserved = false;
@@ -1682,7 +1682,7 @@ impl<K: Hash + Eq + Send + 'static, V: Send + 'static> Map<K, V> {
             error,
         };
         let hash = self.hash(&key);
-        let entry = RcuBox::new_or_give_back(MapEntry { key, value }, self.entry_flags)
+        let entry = Node::new_or_give_back(MapEntry { key, value }, self.entry_flags)
             .map_err(|entry| give_back(entry, ENOMEM))?;
 
         // A key that is stored is replaced under its bucket's lock, with nothing to allocate.
@@ -1696,7 +1696,7 @@ impl<K: Hash + Eq + Send + 'static, V: Send + 'static> Map<K, V> {
                 return match locked.replace_current(entry) {
                     Ok(()) => Ok(true),
                     // Cannot happen: `seek` just returned this entry.
-                    Err(entry) => Err(give_back(RcuBox::into_inner(entry), EINVAL)),
+                    Err(entry) => Err(give_back(Node::into_inner(entry), EINVAL)),
                 };
             }
         }
@@ -1705,7 +1705,7 @@ impl<K: Hash + Eq + Send + 'static, V: Send + 'static> Map<K, V> {
         // Dropping `locked` unlocks, then releases the slot if it was not filled.
         let mut locked = match self.table.reserve(hash) {
             Ok(slot) => slot.lock(),
-            Err(error) => return Err(give_back(RcuBox::into_inner(entry), error)),
+            Err(error) => return Err(give_back(Node::into_inner(entry), error)),
         };
         let (result, replaced) = if Self::seek(&mut locked, &entry.key) {
             (locked.replace_current(entry), true)
@@ -1720,7 +1720,7 @@ impl<K: Hash + Eq + Send + 'static, V: Send + 'static> Map<K, V> {
         match result {
             Ok(()) => Ok(replaced),
             // Cannot happen: `seek` just returned the entry, or the slot is reserved.
-            Err(entry) => Err(give_back(RcuBox::into_inner(entry), EINVAL)),
+            Err(entry) => Err(give_back(Node::into_inner(entry), EINVAL)),
         }
     }
 
