@@ -54,7 +54,7 @@ KUNIT_BENCH_CONFIGS := tests/kunit/base.config tests/kunit/rosebush.config \
 
 .PHONY: help toolchain toolchain-quiet tree export check-patches check-tree check-c check-wmm qemu-kunit-i386 qemu-kunit-arm64 qemu-kunit \
 	qemu-kcsan qemu-sample qemu-dcache qemu-dcache-kcsan qemu-mutants qemu-bench-smoke test-userspace check-bench fuzz coverage bench bench-misses bench-dentry bench-holds \
-	qemu-bench qemu-bench-latency qemu-dcache-ab qemu-dcache-ab-profile mutants mutants-rust test \
+	qemu-bench qemu-bench-latency qemu-dcache-ab qemu-dcache-ab-profile qemu-dcache-holds mutants mutants-rust test \
 	test-tools clean distclean
 
 help:
@@ -99,6 +99,9 @@ help:
 	@echo '  qemu-dcache-ab-profile the same kernels booted once each with nokaslr,'
 	@echo '                 the workloads sampled (perf cpu-clock, every CPU) at 10^5 files,'
 	@echo '                 depth 8 (AB_ARGS): ns per operation per function, A against B'
+	@echo '  qemu-dcache-holds kernels A and B with lock statistics, booted once each:'
+	@echo '                 a tree removed while threads rename and look up (HOLDS_ARGS);'
+	@echo '                 acquisitions and holds of the dcache'"'"'s locks, A against B'
 	@echo '  qemu-bench-smoke the same module, small and short, in the qemu-kunit kernel'
 	@echo '                 (KASAN, lockdep): its checks, not its numbers'
 	@echo '  mutants        delete, one at a time, lines of the fixes of the v2 defects'
@@ -238,6 +241,14 @@ KUNIT_AB_CONFIGS := $(KUNIT_BENCH_CONFIGS) tests/kunit/dcache-ab.config
 qemu-dcache-ab: tree
 	@AB_CONFIGS="$(KUNIT_AB_CONFIGS)" $(RB) scripts/qemu-dcache-ab.sh run
 
+# How long the dcache's locks are held while a tree is removed under
+# renames and lookups, kernel A against B, with lock statistics
+# (scripts/qemu-dcache-ab.sh holds; HOLDS_ARGS).
+KUNIT_HOLDS_CONFIGS := $(KUNIT_AB_CONFIGS) tests/kunit/holds.config
+qemu-dcache-holds: tree
+	@AB_CONFIGS="$(KUNIT_HOLDS_CONFIGS)" HOLDS_ARGS="$(HOLDS_ARGS)" \
+		$(RB) scripts/qemu-dcache-ab.sh holds
+
 # Where the guest's time goes in the A/B's workloads, per kernel function
 # (scripts/qemu-dcache-ab.sh profile; AB_RUNS, AB_ARGS).
 qemu-dcache-ab-profile: tree
@@ -284,6 +295,7 @@ test-tools: tree
 	@python3 tests/dcache_check_test.py
 	@python3 tests/dcache/ab_test.py
 	@python3 tests/dcache/ab_profile_test.py
+	@python3 tests/dcache/holds_test.py
 	@python3 tests/dcache/coverage_test.py
 	@$(RB) tests/series_test.sh
 

@@ -27,6 +27,15 @@
 #		ab-profile.txt.  The consoles are profile-K-I.log, apart
 #		from the run's.
 #   profile-report	ab_profile.py on the consoles of the last profile
+#   holds	build kernels A and B with lock statistics (holds.config) into
+#		build/holds-a and build/holds-b, then boot them in turn,
+#		AB_RUNS (3) times each, with
+#		tests/dcache/dcache-holds.c, which removes a tree while
+#		other threads rename and look up, and reads /proc/lock_stat;
+#		tests/dcache/holds.py prints the dcache's locks, A against
+#		B, to holds.txt (HOLDS_ARGS: arguments of dcache-holds)
+#   holds-report	holds.py on the consoles of the last holds run
+#   holds-build	the worktree and the two kernels of holds only
 #
 # Environment: AB_RUNS (boots of each kernel), AB_ARGS (arguments of
 # dcache-bench, e.g. "sizes=1000,10000 depths=1 ops=4096" for a quick
@@ -42,7 +51,16 @@ linux=$ROSEBUSH_WORK/linux
 linux_a=$ROSEBUSH_WORK/linux-a
 out=$ROSEBUSH_WORK/build/dcache-ab
 what=${1:-run}
+# The kernels' build directories: build/$kind-a and build/$kind-b
+kind=ab
+prog=dcache-bench
 case $what in
+holds*)
+	kind=holds
+	prog=dcache-holds
+	out=$ROSEBUSH_WORK/build/dcache-holds
+	runs=${AB_RUNS:-3}
+	ab_args=${HOLDS_ARGS:-} ;;
 profile*)
 	runs=${AB_RUNS:-1}
 	# One cell, each workload a minute or so: the A/B's kernels have
@@ -88,18 +106,18 @@ build() {
 	echo "qemu-dcache-ab: kernel B is $(git -C "$linux" log -1 --format='%h %s')"
 	# shellcheck disable=SC2086 # a list of fragments
 	KUNIT_BUILD_ONLY=1 KUNIT_LINUX=$linux_a \
-		"$top/scripts/qemu-kunit.sh" ab-a $AB_CONFIGS
+		"$top/scripts/qemu-kunit.sh" "$kind-a" $AB_CONFIGS
 	# shellcheck disable=SC2086
-	KUNIT_BUILD_ONLY=1 "$top/scripts/qemu-kunit.sh" ab-b $AB_CONFIGS
+	KUNIT_BUILD_ONLY=1 "$top/scripts/qemu-kunit.sh" "$kind-b" $AB_CONFIGS
 }
 
 # boot K I [LOG-NAME [KERNEL-ARGUMENTS]]: boot I of kernel K, its console
 # in LOG-NAME-K-I.log (console-K-I.log)
 boot() {
-	local k=$1 i=$2 build=$ROSEBUSH_WORK/build/ab-$1 rc=0
+	local k=$1 i=$2 build=$ROSEBUSH_WORK/build/$kind-$1 rc=0
 	local log=$out/${3:-console}-$k-$i.log extra=${4:+ $4}
 
-	INITRAMFS_FILES="$out/dcache-bench:/dcache-bench" \
+	INITRAMFS_FILES="$out/$prog:/dcache-bench" \
 		"$top/scripts/initramfs.sh" "$build" "$out/initramfs-$k.cpio" \
 		"$top/qemu/dcache-ab-init.sh"
 	echo "qemu-dcache-ab: run $i of kernel ${k^^} (log: $log)"
@@ -131,6 +149,14 @@ report() {
 	echo "qemu-dcache-ab: the table is in $out/ab.txt"
 }
 
+holds_report() {
+	{
+		header
+		python3 "$top/tests/dcache/holds.py" "$out"/console-*.log
+	} | tee "$out/holds.txt"
+	echo "qemu-dcache-ab: the table is in $out/holds.txt"
+}
+
 # The header as the boots began: the tree may have moved on since
 profile_report() {
 	{
@@ -154,7 +180,7 @@ prepare() {
 	mkdir -p "$out"
 	rm -f "$out/$1"-*.log
 	clang -static -O2 -Wall -Wextra -Werror -pthread \
-		-o "$out/dcache-bench" "$top/tests/dcache/dcache-bench.c"
+		-o "$out/$prog" "$top/tests/dcache/$prog.c"
 }
 
 load=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -184,5 +210,15 @@ profile)
 	profile_report
 	;;
 profile-report) profile_report ;;
-*) echo "usage: qemu-dcache-ab.sh [build|run|report|profile|profile-report]" >&2; exit 1 ;;
+holds)
+	prepare console
+	for i in $(seq 1 "$runs"); do
+		boot a "$i"
+		boot b "$i"
+	done
+	holds_report
+	;;
+holds-report) holds_report ;;
+holds-build) build ;;
+*) echo "usage: qemu-dcache-ab.sh [build|run|report|profile|profile-report|holds|holds-report|holds-build]" >&2; exit 1 ;;
 esac
