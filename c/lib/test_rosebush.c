@@ -176,6 +176,22 @@ static void rbh_test_work_here(struct kunit *test, struct rbh *rbh)
 	KUNIT_EXPECT_FALSE(test, rbh->rbh_shrink_halve);
 }
 
+/* The buckets as deep as the table, counted from its slots */
+static unsigned long rbh_test_deep(struct rbh *rbh)
+{
+	struct rbh_bucket __rcu **table;
+	unsigned long i, n = 0;
+	unsigned int depth;
+
+	rcu_read_lock();
+	table = rbh_untag(rcu_dereference(rbh->rbh_table), &depth);
+	for (i = 0; table && i < (1UL << depth); i++)
+		if (rcu_dereference(table[i])->h.depth == depth)
+			n++;
+	rcu_read_unlock();
+	return n;
+}
+
 /*
  * Take a snapshot of @rbh, once its work item is done, and check what
  * every snapshot of a rosebush nobody is changing satisfies.
@@ -196,6 +212,11 @@ static void rbh_test_stats(struct kunit *test, struct rbh *rbh,
 	}
 	KUNIT_EXPECT_EQ_MSG(test, buckets, st->buckets,
 			    "the occupancy histogram does not add up");
+	/* The counts that decide on growing and halving match the table */
+	KUNIT_EXPECT_EQ(test, (unsigned long)READ_ONCE(rbh->rbh_nr_buckets),
+			st->buckets);
+	KUNIT_EXPECT_EQ(test, (unsigned long)READ_ONCE(rbh->rbh_nr_deep),
+			rbh_test_deep(rbh));
 	/* Primary buckets hold everything that is not in a chain. */
 	KUNIT_EXPECT_LE(test, used, st->entries + st->reserved);
 	if (!st->overflow_buckets)

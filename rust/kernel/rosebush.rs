@@ -15,17 +15,20 @@
 //! A reader that found a value keeps a reference to it until its [`rcu::Guard`] is dropped, even
 //! if the value is removed meanwhile. So a value that is removed or replaced is not handed back,
 //! and the remover does not wait: the rosebush links it into a list of doomed values (through a
-//! word that every [`Node`] has for this) and queues its reaper, a work item on
-//! `system_unbound_wq`, which takes the whole list, waits for one grace period
-//! (`synchronize_rcu()`) and drops what it took. Many removals thus share one grace period.
+//! word that every [`Node`] has for this). Unless a batch is in flight, the remover takes the whole
+//! list as the next batch and queues the rosebush's reaper with `queue_rcu_work()`: it runs on
+//! `system_unbound_wq` once a grace period that began after the list was taken has ended, drops the
+//! batch, and takes what was removed meanwhile as the next one. Many removals thus share one grace
+//! period, and no worker sleeps waiting for it.
 //!
 //! The destructor of a removed value therefore runs in process context, in a kworker, and may
 //! sleep; it must not wait for the rosebush's own reaper ([`Rosebush::flush_removed`]).
 //! [`Rosebush::flush_removed`] waits until what was removed so far has been dropped. A
-//! [`Rosebush`]'s own [`Drop`] cancels or waits for its reaper and drops at once both the values
-//! still stored and the doomed ones (no reader can borrow them any more), so it sleeps; after it
-//! returns, no code of the rosebush's user runs on its behalf. A rosebush that is leaked instead
-//! (`KBox::leak`, a reference cycle) keeps its reaper too: its module must not be unloaded.
+//! [`Rosebush`]'s own [`Drop`] waits for the reaper's batch in flight, if any, and drops at once
+//! both the values still stored and the doomed ones (no reader can borrow them any more), so it
+//! sleeps; after it returns, no code of the rosebush's user runs on its behalf. A rosebush that is
+//! leaked instead (`KBox::leak`, a reference cycle) keeps its reaper too: its module must not be
+//! unloaded.
 //!
 //! # Sleeping while a guard lives
 //!
@@ -184,7 +187,7 @@ use core::{
     mem::ManuallyDrop,
     ops::{Deref, DerefMut},
     ptr::{self, NonNull},
-    sync::atomic::{AtomicPtr, AtomicUsize, Ordering},
+    sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering},
 };
 
 /// A heap allocation of a `T` that a rosebush can drop after an RCU grace period without waiting
@@ -339,7 +342,7 @@ impl<T: 'static> Drop for Node<T> {
 /// dropped after a grace period (see the [module documentation](self)).
 ///
 /// Dropping a rosebush drops the values it still holds and those removed but not yet dropped,
-/// after cancelling or waiting for its reaper: it sleeps, in process context.
+/// after waiting for its reaper's batch in flight: it sleeps, in process context.
 ///
 /// `Rosebush<T>` is invariant in `T`: values are stored through shared references, so a
 /// rosebush of `fn(&'static u8)` must not be usable as one of `for<'a> fn(&'a u8)`, nor the
@@ -354,8 +357,16 @@ impl<T: 'static> Drop for Node<T> {
 /// - `doomed` is null or the first of a list of pointers from `Node::<T>::into_raw`, linked by
 ///   [`Node::next`] and ending with null, which are no longer stored and belong to the
 ///   rosebush; each was removed from `rbh` before it was added to the list.
-/// - `reaper` is a work item initialised with [`reap::<T>`] as its function, and queued only on
-///   `system_unbound_wq`.
+/// - `batch` is such a list, taken from `doomed`, or null. Only the task that set `busy` uses
+///   it, and then `reap` once its grace period has ended; `batch` is null while `busy` is clear.
+/// - `started` counts the times a task set `busy`, `done` the times it was cleared again (by
+///   `reap` after dropping its batch, or at once when there was no list to take), each before
+///   the clear: batches run one after the other, so batch `n` is done once `done >= n`.
+/// - `reaping` is null, or, while `reap` drops `batch`, points to a live `Cell<bool>` in the frame
+///   of that `reap`, which tells whether the rosebush is still live.
+/// - `reaper` is an `rcu_work` whose work was initialised with [`reap::<T>`] as its function.
+///   It is queued, on `system_unbound_wq`, only by the task that set `busy`, right after it took
+///   `batch`, and `busy` stays set until that run of `reap` has dropped the batch.
 ///
 /// # Examples
 ///
@@ -459,11 +470,20 @@ impl<T: 'static> Drop for Node<T> {
 pub struct Rosebush<T: Send + 'static> {
     #[pin]
     rbh: Opaque<bindings::rbh>,
-    /// Values removed from `rbh` and not yet dropped.
+    /// Values removed from `rbh` and not yet taken by the reaper.
     doomed: AtomicPtr<c_void>,
-    /// Drops the `doomed` values after a grace period: [`reap`].
+    /// Set while a batch is in flight: from when a task takes `doomed` until `reap` has dropped it.
+    busy: AtomicBool,
+    /// How many batches have begun, and how many are done.
+    started: AtomicUsize,
+    done: AtomicUsize,
+    /// The values the reaper drops after a grace period.
+    batch: UnsafeCell<*mut c_void>,
+    /// While `reap` drops `batch`: where a `Drop` of the rosebush within it says it has run.
+    reaping: AtomicPtr<bool>,
+    /// Drops `batch` after a grace period: [`reap`].
     #[pin]
-    reaper: Opaque<bindings::work_struct>,
+    reaper: Opaque<bindings::rcu_work>,
     // Owns `Node<T>`s; `fn(T) -> T` makes the rosebush invariant in `T`.
     _values: PhantomData<(Node<T>, fn(T) -> T)>,
 }
@@ -475,7 +495,8 @@ unsafe impl<T: Send> Send for Rosebush<T> {}
 
 // SAFETY: through a shared reference, tasks insert values (moving them in: `T: Send`), remove them
 // (to be dropped elsewhere: `T: Send`), and borrow them at the same time as other tasks
-// (`T: Sync`). The C functions synchronise concurrent callers with their bucket locks and RCU.
+// (`T: Sync`). The C functions synchronise concurrent callers with their bucket locks and RCU;
+// `batch`, not atomic, is used only by the task that set `busy` (type invariants).
 unsafe impl<T: Send + Sync> Sync for Rosebush<T> {}
 
 /// The error of an insertion, which hands the value back.
@@ -520,13 +541,19 @@ impl<T: Send + 'static> Rosebush<T> {
                 bindings::__rbh_init(slot, flags.0, classes.locks.get())
             }),
             doomed: AtomicPtr::new(ptr::null_mut()),
-            // SAFETY: `init_work_with_key()` initialises the `work_struct` at `slot`, which is
-            // pinned, with a key in static storage (type invariants of `LockClasses`).
-            // `reap::<T>` may be its function: it is queued only by `defer_drop` of this
-            // rosebush, whose `Drop` cancels it.
-            reaper <- Opaque::ffi_init(|slot| unsafe {
+            busy: AtomicBool::new(false),
+            started: AtomicUsize::new(0),
+            done: AtomicUsize::new(0),
+            batch: UnsafeCell::new(ptr::null_mut()),
+            reaping: AtomicPtr::new(ptr::null_mut()),
+            // SAFETY: `init_work_with_key()` initialises the `work_struct` of the `rcu_work` at
+            // `slot`, which is pinned, with a key in static storage (type invariants of
+            // `LockClasses`); `queue_rcu_work()` sets up the rest. `reap::<T>` may be its
+            // function: it is queued only by `start_reaper` of this rosebush, whose `Drop` waits
+            // for it.
+            reaper <- Opaque::ffi_init(|slot: *mut bindings::rcu_work| unsafe {
                 bindings::init_work_with_key(
-                    slot,
+                    ptr::addr_of_mut!((*slot).work),
                     Some(reap::<T>),
                     false,
                     name.as_char_ptr(),
@@ -553,86 +580,182 @@ impl<T: Send + 'static> Rosebush<T> {
             // SAFETY: `p` comes from `Node::<T>::into_raw` (type invariants) and, until the
             // exchange below publishes it, only this task can reach its link.
             unsafe { *Node::<T>::next(p) = first };
-            // INVARIANT: `p` was removed before it is added; the release orders the removal and
-            // the link before the reaper's acquiring swap.
+            // INVARIANT: `p` was removed before it is added; the exchange orders the removal and
+            // the link before the swap that takes the list. It is sequentially consistent, with
+            // the test of `busy` in `start_reaper` after it: see there.
             match self
                 .doomed
-                .compare_exchange_weak(first, p, Ordering::Release, Ordering::Relaxed)
+                .compare_exchange_weak(first, p, Ordering::SeqCst, Ordering::Relaxed)
             {
                 Ok(_) => break,
                 Err(now) => first = now,
             }
         }
-        // SAFETY: `reaper` is an initialised work item (type invariants). If it is pending, the
-        // run to come swaps `p` off the list. If it is running, the workqueue cleared its pending
-        // bit (with a full barrier) before calling `reap`, so this queues it again unless `reap`
-        // has yet to swap: either way a run that begins its grace period after the swap reaps `p`.
-        unsafe {
-            bindings::queue_work_on(
-                bindings::wq_misc_consts_WORK_CPU_UNBOUND as _,
-                bindings::system_unbound_wq,
-                self.reaper.get(),
-            )
-        };
+        // SAFETY: `self` is a live rosebush.
+        unsafe { Self::start_reaper(self) };
+    }
+
+    /// Unless a batch is in flight, takes the doomed values as the next one and queues the reaper
+    /// to drop them after a grace period.
+    ///
+    /// A batch in flight takes the values added meanwhile when it is done: either the task that
+    /// added a value sees `busy` clear, or the reaper, clearing `busy`, sees the value. Both pairs
+    /// of accesses (the exchange in `defer_drop` and the exchange of `busy` here, the store of
+    /// `busy` and the load of `doomed` here) are sequentially consistent, so that the two loads
+    /// cannot both miss the two stores.
+    ///
+    /// # Safety
+    ///
+    /// `rb` points to a live rosebush. Only its atomics and, once it has set `busy`, `batch` and
+    /// `reaper` are reached, without forming a reference to the whole rosebush (which its `Drop`
+    /// may hold mutably while `reap` runs; `Rosebush` is `!Unpin`).
+    unsafe fn start_reaper(rb: *const Self) {
+        // SAFETY: `rb` points to a live rosebush; the atomics may be shared.
+        let (busy, doomed) =
+            unsafe { (&*ptr::addr_of!((*rb).busy), &*ptr::addr_of!((*rb).doomed)) };
+        loop {
+            if busy
+                .compare_exchange(false, true, Ordering::SeqCst, Ordering::SeqCst)
+                .is_err()
+            {
+                return;
+            }
+            // SAFETY: as above.
+            unsafe { (*ptr::addr_of!((*rb).started)).fetch_add(1, Ordering::SeqCst) };
+            let list = doomed.swap(ptr::null_mut(), Ordering::SeqCst);
+            if !list.is_null() {
+                // SAFETY: this task set `busy`, so only it uses `batch` (type invariants) until the
+                // run it queues; `reaper` is an initialised `rcu_work`, not pending while `busy`
+                // was clear. Its grace period begins after the swap, so after every value of
+                // `list` was removed: no reader that began before the removal of one of them can
+                // still run when `reap` drops it.
+                // It cannot be pending, so it is queued.
+                unsafe {
+                    *UnsafeCell::raw_get(ptr::addr_of!((*rb).batch)) = list;
+                    let rwork = Opaque::raw_get(ptr::addr_of!((*rb).reaper));
+                    bindings::queue_rcu_work(bindings::system_unbound_wq, rwork);
+                }
+                return;
+            }
+            // SAFETY: as above.
+            unsafe { (*ptr::addr_of!((*rb).done)).fetch_add(1, Ordering::SeqCst) };
+            busy.store(false, Ordering::SeqCst);
+            // A value added after the swap by a task that saw `busy` set is left: look again.
+            if doomed.load(Ordering::SeqCst).is_null() {
+                return;
+            }
+        }
     }
 
     /// Waits until every value removed or replaced so far has been dropped.
     ///
     /// # Context
     ///
-    /// Process context; sleeps, for a grace period if values are waiting. Must not be called while
-    /// this task holds an [`rcu::Guard`] (the grace period could free a value it borrows, or wait
-    /// for it forever), by the destructor of one of this rosebush's values (it would wait for
-    /// itself), while holding a lock that such a destructor takes, or from a `WQ_MEM_RECLAIM`
-    /// worker.
+    /// Process context; sleeps, for up to two grace periods if values are waiting. Must not be
+    /// called while this task holds an [`rcu::Guard`] (the grace period could free a value it
+    /// borrows, or wait for it forever), by the destructor of one of this rosebush's values (it
+    /// would wait for itself), while holding a lock that such a destructor takes, or from a
+    /// `WQ_MEM_RECLAIM` worker.
     ///
     /// # Examples
     ///
-    /// A value removed while a reader borrows it is dropped only after the reader is done:
+    /// A value removed while a reader borrows it is dropped only after the reader is done, and one
+    /// removed while the reaper waits for that goes with the next batch, which the reaper takes
+    /// by itself; `flush_removed()` waits for both:
     ///
     /// ```
-    /// use core::sync::atomic::{AtomicBool, Ordering};
+    /// use core::sync::atomic::{AtomicU32, Ordering};
     /// use kernel::{
+    ///     new_condvar, new_mutex,
     ///     rosebush::{new_rosebush, Node, Rosebush},
-    ///     sync::rcu,
+    ///     sync::{rcu, Arc, CondVar, Mutex},
     ///     time::Ktime,
     /// };
     ///
-    /// static DROPPED: AtomicBool = AtomicBool::new(false);
+    /// #[pin_data]
+    /// struct Dropped {
+    ///     count: AtomicU32,
+    ///     #[pin]
+    ///     lock: Mutex<()>,
+    ///     #[pin]
+    ///     changed: CondVar,
+    /// }
     ///
-    /// struct Flag(u32);
+    /// struct Flag(u32, Arc<Dropped>);
     ///
     /// impl Drop for Flag {
     ///     fn drop(&mut self) {
-    ///         DROPPED.store(true, Ordering::Relaxed);
+    ///         self.1.count.fetch_add(1, Ordering::Relaxed);
+    ///         let _lock = self.1.lock.lock();
+    ///         self.1.changed.notify_all();
     ///     }
     /// }
     ///
+    /// fn remove(rb: &Rosebush<Flag>, hash: u32) {
+    ///     let mut locked = rb.lock(hash);
+    ///     while locked.next_value().is_some() {
+    ///         assert!(locked.remove_current());
+    ///     }
+    /// }
+    ///
+    /// let dropped = Arc::pin_init(
+    ///     pin_init!(Dropped {
+    ///         count: AtomicU32::new(0),
+    ///         lock <- new_mutex!(()),
+    ///         changed <- new_condvar!(),
+    ///     }),
+    ///     GFP_KERNEL,
+    /// )?;
     /// let rb: Pin<KBox<Rosebush<Flag>>> = KBox::pin_init(new_rosebush!(), GFP_KERNEL)?;
-    /// rb.insert(1, Node::new(Flag(1), GFP_KERNEL)?)?;
+    /// for hash in 1..=4 {
+    ///     rb.insert(hash, Node::new(Flag(hash, dropped.clone()), GFP_KERNEL)?)?;
+    /// }
     ///
     /// let guard = rcu::read_lock();
     /// let flag = rb.lookup(1, &guard).next().expect("stored");
-    /// let mut locked = rb.lock(1);
-    /// while locked.next_value().is_some() {
-    ///     assert!(locked.remove_current());
-    /// }
-    /// drop(locked);
-    /// // The reaper runs meanwhile, but cannot drop the value before `guard` is dropped.
+    /// remove(&rb, 1);
+    /// // The reaper has taken the first value, but cannot drop it before `guard` is dropped. A
+    /// // slower machine only makes this wait shorter, not wrong.
     /// let start = Ktime::ktime_get();
     /// while (Ktime::ktime_get() - start).to_ms() < 50 {
-    ///     assert!(!DROPPED.load(Ordering::Relaxed));
+    ///     assert_eq!(dropped.count.load(Ordering::Relaxed), 0);
     /// }
     /// assert_eq!(flag.0, 1);
+    /// remove(&rb, 2);
     /// drop(guard);
+    /// // Without a flush: the reaper takes the second value once it has dropped the first.
+    /// let mut lock = dropped.lock.lock();
+    /// while dropped.count.load(Ordering::Relaxed) < 2 {
+    ///     dropped.changed.wait(&mut lock);
+    /// }
+    /// drop(lock);
     ///
+    /// let guard = rcu::read_lock();
+    /// remove(&rb, 3);
+    /// remove(&rb, 4);
+    /// drop(guard);
     /// rb.flush_removed();
-    /// assert!(DROPPED.load(Ordering::Relaxed));
+    /// assert_eq!(dropped.count.load(Ordering::Relaxed), 4);
     /// # Ok::<(), Error>(())
     /// ```
     pub fn flush_removed(&self) {
-        // SAFETY: `reaper` is an initialised work item (type invariants).
-        unsafe { bindings::flush_work(self.reaper.get()) };
+        // A batch begun after this point takes what is left of the values removed before it, and
+        // the batches before it are done before it begins.
+        let next = self.started.load(Ordering::SeqCst) + 1;
+        loop {
+            // Unless one is in flight, begin a batch.
+            // SAFETY: `self` is a live rosebush.
+            unsafe { Self::start_reaper(self) };
+            if self.done.load(Ordering::SeqCst) >= next {
+                return;
+            }
+            // SAFETY: `reaper` is an initialised `rcu_work` (type invariants).
+            if !unsafe { bindings::flush_rcu_work(self.reaper.get()) } {
+                // A task has begun a batch but not yet queued the reaper.
+                // SAFETY: sleeping is allowed here (see # Context).
+                unsafe { bindings::msleep(1) };
+            }
+        }
     }
 
     /// Stores `value` under `hash`, allocating memory with `GFP_KERNEL` if needed.
@@ -1054,27 +1177,39 @@ impl<T: Send + 'static> PinnedDrop for Rosebush<T> {
     ///
     /// # Context
     ///
-    /// Process context; sleeps, to cancel or wait for the reaper and in
-    /// `rbh_free_and_destroy()`. Must not run while holding a lock that the destructor of one of
-    /// the rosebush's values takes. It may run in the rosebush's own reaper (a value that held
-    /// the last reference to the rosebush's owner).
+    /// Process context; sleeps, to wait for the reaper's batch in flight and the one it hands on
+    /// (two grace periods and `rcu_barrier()`s at most) and in `rbh_free_and_destroy()`. Must not
+    /// run while holding a lock that the destructor of one of the rosebush's values takes. It may
+    /// run in the rosebush's own reaper (a value that held the last reference to the rosebush's
+    /// owner).
     fn drop(self: Pin<&mut Self>) {
         let reaper = self.reaper.get();
-        // SAFETY: `current_work()` may be called from any context.
-        if unsafe { bindings::current_work() } == reaper {
-            // The reaper drops a value that owned this rosebush: it cannot wait for itself. It
-            // touches nothing of the rosebush after it took its list (see `reap`), and the
-            // workqueue lets a work item be freed while it runs; only a requeue must not stay.
-            // SAFETY: `reaper` is an initialised work item (type invariants).
-            unsafe { bindings::cancel_work(reaper) };
+        let reaping = self.reaping.load(Ordering::Relaxed);
+        // SAFETY: `current_work()` may be called from any context; `reaper` is a valid pointer.
+        if unsafe { bindings::current_work() } == unsafe { ptr::addr_of_mut!((*reaper).work) }
+            && !reaping.is_null()
+        {
+            // The reaper drops a value that owned this rosebush: it cannot wait for itself. No
+            // batch is pending, as `reap` holds `busy`; tell it not to touch the rosebush again.
+            // The workqueue lets a work item be freed while it runs.
+            // SAFETY: `reaping` is not null, so it points to the `Cell` of the `reap` that is
+            // dropping the batch, in a frame below this one on this task's stack.
+            unsafe { *reaping = false };
         } else {
-            // SAFETY: `reaper` is an initialised work item (type invariants). Once this returns it
-            // is neither queued nor running, and nothing can queue it again: that needs a shared
-            // reference to the rosebush, and there is none any more.
-            unsafe { bindings::cancel_work_sync(reaper) };
+            // Nothing but the reaper's own run can queue it again: that needs a shared reference
+            // to the rosebush, and there is none any more. So once a wait that began after the
+            // last run has returned with `busy` clear, the reaper is neither queued nor running.
+            loop {
+                // SAFETY: `reaper` is an initialised `rcu_work` (type invariants).
+                unsafe { bindings::flush_rcu_work(reaper) };
+                if !self.busy.load(Ordering::Acquire) {
+                    break;
+                }
+            }
         }
         // SAFETY: the doomed values belong to the rosebush (type invariants) and nobody borrows
-        // them: every lookup borrowed the rosebush, and the reaper is gone.
+        // them: every lookup borrowed the rosebush, and `batch` is null (`busy` is clear, or
+        // `reap` took it).
         unsafe { drop_doomed::<T>(self.doomed.swap(ptr::null_mut(), Ordering::Acquire)) };
         // SAFETY: `self.as_ptr()` is an initialised rosebush (type invariant), which nobody else
         // uses any more: lookups, reservations and locks all borrow `self`. `free_value::<T>`
@@ -1085,34 +1220,49 @@ impl<T: Send + 'static> PinnedDrop for Rosebush<T> {
     }
 }
 
-/// The function of a rosebush's `reaper`: drops its doomed values after a grace period.
+/// The function of a rosebush's `reaper`: drops its batch, whose grace period has ended, then
+/// starts the next one.
 ///
 /// # Safety
 ///
-/// `work` is the `reaper` of a live `Rosebush<T>`.
+/// `work` is the work of the `reaper` of a live `Rosebush<T>`, queued by `start_reaper`.
 unsafe extern "C" fn reap<T: Send + 'static>(work: *mut bindings::work_struct) {
-    // SAFETY: by the safety requirements `work` is the `reaper` field of a live `Rosebush<T>`
-    // (`Opaque` is transparent), whose `Drop` waits for this function, unless this function
-    // runs that `Drop` itself, which it can do only after the swap below. Only the atomic
-    // `doomed` is reached, without forming a reference to the whole rosebush (which `Drop` may
-    // hold mutably; `Rosebush` is `!Unpin`).
-    let list = unsafe {
-        let rb = crate::container_of!(work, Rosebush<T>, reaper);
-        &*ptr::addr_of!((*rb).doomed)
+    // SAFETY: by the safety requirements `work` is the `work` of the `rcu_work` in the `reaper`
+    // field of a live `Rosebush<T>` (`Opaque` is transparent), whose `Drop` waits for this
+    // function, unless this function runs that `Drop` itself. Only the atomics and `batch` are
+    // reached, without forming a reference to the whole rosebush (see `start_reaper`).
+    let rb = unsafe {
+        let rwork = crate::container_of!(work, bindings::rcu_work, work);
+        crate::container_of!(rwork, Rosebush<T>, reaper)
     };
-    // INVARIANT: the list taken is no longer the rosebush's; each value on it was removed
-    // before this swap, which the acquire orders after the remover's release. Nothing of the
-    // rosebush is touched after this: dropping the values may drop the rosebush too.
-    let doomed = list.swap(ptr::null_mut(), Ordering::Acquire);
-    if doomed.is_null() {
+    // SAFETY: the task that queued this run set `busy` and `batch`; `busy` is still set, so only
+    // this function uses `batch` (type invariants).
+    let batch = unsafe {
+        ptr::replace(
+            UnsafeCell::raw_get(ptr::addr_of!((*rb).batch)),
+            ptr::null_mut(),
+        )
+    };
+    let alive = core::cell::Cell::new(true);
+    // SAFETY: as above.
+    unsafe { (*ptr::addr_of!((*rb).reaping)).store(alive.as_ptr(), Ordering::Relaxed) };
+    // SAFETY: each value of the batch was removed before its grace period began, and that grace
+    // period has ended, so no reader borrows them any more; they belonged to the rosebush, and
+    // this function took them from it.
+    unsafe { drop_doomed::<T>(batch) };
+    // A value held the last reference to the rosebush's owner, and its `Drop` has run: nothing of
+    // the rosebush may be touched again.
+    if !alive.get() {
         return;
     }
-    // Readers that found a doomed value before it was removed may still use it.
-    // SAFETY: called in process context (a work item), without locks held.
-    unsafe { bindings::synchronize_rcu() };
-    // SAFETY: the values were removed before the grace period began, so no reader borrows them
-    // any more; they belonged to the rosebush, and this function took them off its list.
-    unsafe { drop_doomed::<T>(doomed) };
+    // SAFETY: as above; clearing `busy` gives up `batch`, which is null.
+    unsafe {
+        (*ptr::addr_of!((*rb).reaping)).store(ptr::null_mut(), Ordering::Relaxed);
+        (*ptr::addr_of!((*rb).done)).fetch_add(1, Ordering::SeqCst);
+        (*ptr::addr_of!((*rb).busy)).store(false, Ordering::SeqCst);
+    }
+    // SAFETY: the rosebush is live: its `Drop` waits for this function.
+    unsafe { Rosebush::<T>::start_reaper(rb) };
 }
 
 /// Drops a list of doomed values.

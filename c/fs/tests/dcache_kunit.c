@@ -746,13 +746,15 @@ static void dcache_equal_hashes(struct kunit *test)
 
 /*
  * d_move() over a target that was dropped (as NFS revalidation drops
- * them), and d_add() of a dropped negative dentry.
+ * them), d_move() of a dentry that was dropped (it takes the target's
+ * entry, and is marked hashed again where move-hashed.litmus checks), and
+ * d_add() of a dropped negative dentry.
  */
 static void dcache_move_dropped(struct kunit *test)
 {
 	struct vfsmount *mnt = dcache_test_mount(test);
 	struct dentry *top = mnt->mnt_sb->s_root;
-	struct dentry *a, *b, *n;
+	struct dentry *a, *b, *c, *e, *n;
 
 	a = dcache_test_add(test, top, "a");
 	b = dcache_test_add(test, top, "b");
@@ -768,6 +770,21 @@ static void dcache_move_dropped(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, dcache_test_lookup(top, "b"), a);
 	KUNIT_EXPECT_NULL(test, dcache_test_lookup(top, "a"));
 
+	c = dcache_test_add(test, top, "c");
+	e = dcache_test_add(test, top, "e");
+	d_drop(c);
+	KUNIT_EXPECT_FALSE(test, dcache_test_owns(c));
+	inode_lock(d_inode(top));
+	d_move(c, e);
+	inode_unlock(d_inode(top));
+	KUNIT_EXPECT_FALSE(test, d_unhashed(c));
+	KUNIT_EXPECT_TRUE(test, dcache_test_owns(c));
+	KUNIT_EXPECT_TRUE(test, d_unhashed(e));
+	KUNIT_EXPECT_FALSE(test, dcache_test_owns(e));
+	KUNIT_EXPECT_EQ(test, dcache_test_stored(dcache_test_hash(top, "e"), c), 1);
+	KUNIT_EXPECT_EQ(test, dcache_test_stored(dcache_test_hash(top, "c"), c), 0);
+	KUNIT_EXPECT_PTR_EQ(test, dcache_test_lookup(top, "e"), c);
+
 	n = d_alloc_name(top, "n");
 	KUNIT_ASSERT_NOT_NULL(test, n);
 	d_add(n, NULL);
@@ -779,36 +796,8 @@ static void dcache_move_dropped(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, dcache_test_lookup(top, "n"), n);
 
 	dput(n);
-	dput(b);
-	dput(a);
-	dcache_test_unmount(test, mnt);
-}
-
-/*
- * d_move() of a dentry that was dropped: it takes the target's entry, and
- * is marked hashed again (where, move-hashed.litmus checks).
- */
-static void dcache_move_dropped_dentry(struct kunit *test)
-{
-	struct vfsmount *mnt = dcache_test_mount(test);
-	struct dentry *top = mnt->mnt_sb->s_root;
-	struct dentry *a, *b;
-
-	a = dcache_test_add(test, top, "a");
-	b = dcache_test_add(test, top, "b");
-	d_drop(a);
-	KUNIT_EXPECT_FALSE(test, dcache_test_owns(a));
-	inode_lock(d_inode(top));
-	d_move(a, b);
-	inode_unlock(d_inode(top));
-	KUNIT_EXPECT_FALSE(test, d_unhashed(a));
-	KUNIT_EXPECT_TRUE(test, dcache_test_owns(a));
-	KUNIT_EXPECT_TRUE(test, d_unhashed(b));
-	KUNIT_EXPECT_FALSE(test, dcache_test_owns(b));
-	KUNIT_EXPECT_EQ(test, dcache_test_stored(dcache_test_hash(top, "b"), a), 1);
-	KUNIT_EXPECT_EQ(test, dcache_test_stored(dcache_test_hash(top, "a"), a), 0);
-	KUNIT_EXPECT_PTR_EQ(test, dcache_test_lookup(top, "b"), a);
-
+	dput(e);
+	dput(c);
 	dput(b);
 	dput(a);
 	dcache_test_unmount(test, mnt);
@@ -1016,7 +1005,6 @@ static struct kunit_case dcache_hash_cases[] = {
 	KUNIT_CASE(dcache_exchange),
 	KUNIT_CASE(dcache_drop_rehash),
 	KUNIT_CASE(dcache_move_dropped),
-	KUNIT_CASE(dcache_move_dropped_dentry),
 	KUNIT_CASE(dcache_equal_hashes),
 	KUNIT_CASE(dcache_nohash),
 	KUNIT_CASE(dcache_unused),
