@@ -54,10 +54,12 @@ what=${1:-run}
 # The kernels' build directories: build/$kind-a and build/$kind-b
 kind=ab
 prog=dcache-bench
+args_name=AB_ARGS
 case $what in
 holds*)
 	kind=holds
 	prog=dcache-holds
+	args_name=HOLDS_ARGS
 	out=$ROSEBUSH_WORK/build/dcache-holds
 	runs=${AB_RUNS:-3}
 	ab_args=${HOLDS_ARGS:-} ;;
@@ -73,7 +75,7 @@ esac
 # On the kernel command line, where the words are joined by ':'
 case $ab_args in
 *[!A-Za-z0-9=,\ ]*)
-	echo "qemu-dcache-ab: AB_ARGS may hold only letters, digits, '=', ',' and spaces" >&2
+	echo "qemu-dcache-ab: $args_name may hold only letters, digits, '=', ',' and spaces" >&2
 	exit 1 ;;
 esac
 
@@ -136,7 +138,7 @@ boot() {
 header() {
 	echo "# host: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)," \
 		"$(nproc) CPUs; QEMU $(qemu-system-x86_64 --version | head -n 1 | sed 's/.*version //')," \
-		"TCG, -smp 2 -m 1024; AB_ARGS=$ab_args; load average before the boots: $load"
+		"TCG, -smp 2 -m 1024; $args_name=$ab_args; load average before the boots: $load"
 	echo "# A: $(git -C "$linux_a" log -1 --format='%h %s')"
 	echo "# B: $(git -C "$linux" log -1 --format='%h %s')"
 }

@@ -12,10 +12,12 @@
  * lock statistics (writes 0 to /proc/lock_stat) and, at once:
  *
  *   - removes the D directories and their files (unlink(), rmdir()), as
- *     rm -rf does: every file's dentry is killed, its hash entry removed
- *     under ->d_lock and the inode's ->i_lock;
- *   - a second thread renames the files of "r" to new names and back,
- *     which moves each dentry under rename_lock and four ->d_locks;
+ *     rm -rf does: d_delete() makes each file's dentry negative under
+ *     the inode's ->i_lock, and __dentry_kill() removes its hash entry
+ *     under ->d_lock;
+ *   - a second thread renames the files of "r" to new names and back
+ *     (two rename() calls a pair, counted as one), which moves each
+ *     dentry under rename_lock and ->d_locks;
  *   - a third thread stat()s files of the tree, found or (once removed)
  *     not: lookups that wait on rename_lock, and negative dentries
  *     hashed by d_add() and killed again.
@@ -32,8 +34,10 @@
  *   lock_stat CLASS: CON-BOUNCES CONTENTIONS WAIT-MIN WAIT-MAX WAIT-TOTAL
  *	WAIT-AVG ACQ-BOUNCES ACQUISITIONS HOLD-MIN HOLD-MAX HOLD-TOTAL HOLD-AVG
  *
- * tests/dcache/holds.py reads the two consoles.  Every operation's result
- * is checked; a wrong one makes the program exit with status 1.
+ * tests/dcache/holds.py reads the consoles.  Every operation's result is
+ * checked; a wrong one makes the program exit with status 1, and so does
+ * lock debugging turned off (by a lockdep report), which would stop the
+ * statistics.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -61,7 +65,7 @@ static const char *const classes[] = {
 
 static unsigned long nr_files = 30000, nr_dirs = 30;
 static uint64_t seed = 1;
-static volatile int stop;
+static int stop;
 static unsigned long renames, lookups;
 
 static void __attribute__((noreturn, format(printf, 1, 2))) die(const char *fmt, ...)
@@ -89,12 +93,14 @@ static void *renamer(void *arg)
 	unsigned long i;
 
 	(void)arg;
-	while (!stop) {
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
 		i = renames % RENAME_FILES;
 		snprintf(from, sizeof(from), "r/f%lu", i);
 		snprintf(to, sizeof(to), "r/moved-to-a-longer-name-%lu", i);
-		if (rename(from, to) || rename(to, from))
-			die("rename %s: %s\n", from, strerror(errno));
+		if (rename(from, to))
+			die("rename %s %s: %s\n", from, to, strerror(errno));
+		if (rename(to, from))
+			die("rename %s %s: %s\n", to, from, strerror(errno));
 		renames++;
 	}
 	return NULL;
@@ -108,7 +114,7 @@ static void *looker(void *arg)
 	unsigned long i;
 
 	(void)arg;
-	while (!stop) {
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
 		x = mix64(x + 1);
 		i = x % nr_files;
 		snprintf(path, sizeof(path), "d%lu/f%lu", i % nr_dirs, i);
@@ -176,8 +182,13 @@ static void print_lock_stat(void)
 	f = fopen("/proc/lock_stat", "r");
 	if (!f)
 		die("/proc/lock_stat: %s\n", strerror(errno));
-	while (fgets(buf, sizeof(buf), f) && n < MAX_LINES) {
+	while (fgets(buf, sizeof(buf), f)) {
 		double t = hold_total(buf);
+
+		if (!strncmp(buf, "*WARNING*", 9))
+			die("/proc/lock_stat: %s", buf);
+		if (n == MAX_LINES)
+			die("/proc/lock_stat: over %d class lines\n", MAX_LINES);
 
 		if (t < 0)
 			continue;
@@ -271,7 +282,7 @@ int main(int argc, char **argv)
 		remove_dir(path);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	stop = 1;
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
 	pthread_join(rt, NULL);
 	pthread_join(lt, NULL);
 

@@ -26,7 +26,7 @@ HOLDS = re.compile(r'dcache-ab: holds files=(\d+) dirs=(\d+) rm_ns=(\d+) '
                    r'renames=(\d+) lookups=(\d+)')
 LOCK_STAT = re.compile(r'dcache-ab: lock_stat (.+):\s+([-\d. ]+?)\s*$', re.M)
 # The dcache's classes: its dentries', inodes' and rename locks, the hash
-DCACHE = re.compile(r'^&dentry->d_lock|->i_lock_key|^rename_lock|rbh')
+DCACHE = re.compile(r'^&dentry->d_lock|->i_lock_key|^rename_lock|^&rbh->')
 
 
 class Error(Exception):
@@ -39,6 +39,10 @@ def parse(path):
         text = f.read()
     if 'dcache-ab: exit status 0' not in text:
         raise Error(f'{path}: dcache-holds did not exit with status 0')
+    # A lockdep report turns lock debugging, and so the statistics, off
+    for bad in ('WARNING:', 'BUG:'):
+        if bad in text:
+            raise Error(f'{path}: the kernel reported "{bad}"')
     m = HOLDS.search(text)
     if not m:
         raise Error(f'{path}: no "holds" line')
@@ -50,7 +54,10 @@ def parse(path):
         if len(v) != 12:
             raise Error(f'{path}: lock_stat line of {m.group(1)} has {len(v)} figures')
         acq, hmax, htotal, havg = int(v[7]), float(v[9]), float(v[10]), float(v[11])
-        classes[m.group(1).strip()] = (acq, hmax, havg, htotal)
+        name = m.group(1).strip()
+        if name in classes:
+            raise Error(f'{path}: two lock_stat lines of {name}')
+        classes[name] = (acq, hmax, havg, htotal)
     if not classes:
         raise Error(f'{path}: no lock_stat lines')
     return figures, classes
@@ -65,14 +72,15 @@ def merge(boots, names):
     figures = {k: statistics.median(f[k] for f, _ in boots) for k in boots[0][0]}
     classes = {}
     for n in names:
-        rows = [c.get(n, (0, 0.0, 0.0, 0.0)) for _, c in boots]
+        # Over the boots that held the lock at all
+        rows = [c[n] for _, c in boots if n in c] or [(0, 0.0, 0.0, 0.0)]
         classes[n] = tuple(statistics.median(r[i] for r in rows) for i in range(4))
     return figures, classes
 
 
 def table(a, b, out):
-    # The dcache's classes, which every boot prints, and those every boot
-    # printed among the longest held: not one that only some boots did
+    # The dcache's classes, and the others that every boot printed among
+    # the longest held: not one that only some boots did
     every = [set(c) for _, c in a + b]
     names = {n for n in set().union(*every) if DCACHE.search(n)}
     names |= set.intersection(*every)

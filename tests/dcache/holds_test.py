@@ -74,6 +74,13 @@ class HoldsTest(unittest.TestCase):
         with self.assertRaises(holds.Error):
             holds.parse(a)
 
+    def test_lockdep_report(self):
+        text = console([line('&x', 1, 1.0, 1.0)])
+        a = self.write('console-a-1.log', text.replace(
+            'dcache-ab: holds', 'WARNING: possible circular locking dependency\n[ 9.0] dcache-ab: holds'))
+        with self.assertRaises(holds.Error):
+            holds.parse(a)
+
     def test_missing_lines(self):
         with self.assertRaises(holds.Error):
             holds.parse(self.write('a', console([])))
