@@ -99,7 +99,7 @@ help:
 	@echo '  qemu-dcache-ab-profile the same kernels booted once each with nokaslr,'
 	@echo '                 the workloads sampled (perf cpu-clock, every CPU) at 10^5 files,'
 	@echo '                 depth 8 (AB_ARGS): ns per operation per function, A against B'
-	@echo '  qemu-dcache-holds kernels A and B with lock statistics, booted AB_RUNS (3) times each:'
+	@echo '  qemu-dcache-holds kernels A and B with lock statistics, booted AB_RUNS (9) times each:'
 	@echo '                 a tree removed while threads rename and look up (HOLDS_ARGS);'
 	@echo '                 acquisitions and holds of the dcache'"'"'s locks, A against B'
 	@echo '  qemu-bench-smoke the same module, small and short, in the qemu-kunit kernel'

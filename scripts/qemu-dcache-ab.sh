@@ -29,7 +29,7 @@
 #   profile-report	ab_profile.py on the consoles of the last profile
 #   holds	build kernels A and B with lock statistics (holds.config) into
 #		build/holds-a and build/holds-b, then boot them in turn,
-#		AB_RUNS (3) times each, with
+#		AB_RUNS (9) times each, with
 #		tests/dcache/dcache-holds.c, which removes a tree while
 #		other threads rename and look up, and reads /proc/lock_stat;
 #		tests/dcache/holds.py prints the dcache's locks, A against
@@ -61,7 +61,7 @@ holds*)
 	prog=dcache-holds
 	args_name=HOLDS_ARGS
 	out=$ROSEBUSH_WORK/build/dcache-holds
-	runs=${AB_RUNS:-3}
+	runs=${AB_RUNS:-9}
 	ab_args=${HOLDS_ARGS:-} ;;
 profile*)
 	runs=${AB_RUNS:-1}
