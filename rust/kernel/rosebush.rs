@@ -626,10 +626,9 @@ impl<T: Send + 'static> Rosebush<T> {
             if !list.is_null() {
                 // SAFETY: this task set `busy`, so only it uses `batch` (type invariants) until the
                 // run it queues; `reaper` is an initialised `rcu_work`, not pending while `busy`
-                // was clear. Its grace period begins after the swap, so after every value of
-                // `list` was removed: no reader that began before the removal of one of them can
-                // still run when `reap` drops it.
-                // It cannot be pending, so it is queued.
+                // was clear, so this queues it. Its grace period begins after the swap, so after
+                // every value of `list` was removed: no reader that began before the removal of
+                // one of them can still run when `reap` drops it.
                 unsafe {
                     *UnsafeCell::raw_get(ptr::addr_of!((*rb).batch)) = list;
                     let rwork = Opaque::raw_get(ptr::addr_of!((*rb).reaper));
